@@ -1,0 +1,95 @@
+import { createGateway, type Gateway, type GatewayOptions, type RestResponse } from '../rest/gateway.js'
+import { MAX_REQUEST_SIZE } from '../rest/errors.js'
+import { errorEnvelope } from '../rest/render.js'
+import type { EventStream } from '../rest/sse.js'
+import { BodyTooLargeError, readBody } from './body.js'
+
+/** A Web Fetch handler: Bun, Deno, Cloudflare Workers, Next.js route handlers, Hono. @public */
+export type FetchHandler = (request: Request) => Promise<Response>
+
+const encoder = new TextEncoder()
+
+/**
+ * Serves the protocol as a Fetch handler. Pass gateway options, or a gateway shared with
+ * another adapter.
+ * @public
+ */
+export function createFetchHandler(gateway: Gateway | GatewayOptions): FetchHandler {
+  const core = 'handle' in gateway ? gateway : createGateway(gateway)
+  return async (request) => {
+    const url = new URL(request.url)
+    let body: Uint8Array | undefined
+    if (request.body !== null) {
+      try {
+        const declared = Number(request.headers.get('content-length') ?? 0)
+        if (declared > core.maxBodySize) throw new BodyTooLargeError()
+        body = await readBody(request.body as unknown as AsyncIterable<Uint8Array>, core.maxBodySize)
+      } catch (error) {
+        if (error instanceof BodyTooLargeError) {
+          await request.body.cancel().catch(() => {})
+          return new Response(errorEnvelope(MAX_REQUEST_SIZE.message), { status: 400, headers: { 'content-type': 'application/json' } })
+        }
+        throw error
+      }
+    }
+    const response = await core.handle({
+      method: request.method,
+      url: url.pathname + url.search,
+      headers: request.headers,
+      body,
+    })
+    return toResponse(response, request.signal)
+  }
+}
+
+function toResponse(response: RestResponse, requestSignal: AbortSignal): Response {
+  const { body } = response
+  if (typeof body === 'string' || body instanceof Uint8Array) {
+    return new Response(body as BodyInit, { status: response.status, headers: response.headers })
+  }
+  return new Response(sseReadable(body, requestSignal), { status: response.status, headers: response.headers })
+}
+
+/** An event stream as a byte ReadableStream; cancelling it (client gone) ends the stream. */
+function sseReadable(stream: EventStream, requestSignal: AbortSignal): ReadableStream<Uint8Array> {
+  const client = new AbortController()
+  const onRequestAbort = () => client.abort()
+  requestSignal.addEventListener('abort', onRequestAbort, { once: true })
+  let controllerRef: ReadableStreamDefaultController<Uint8Array>
+  let closed = false
+  return new ReadableStream<Uint8Array>(
+    {
+      start(controller) {
+        controllerRef = controller
+        void stream.run(
+          {
+            write(chunk) {
+              if (closed) return false
+              controllerRef.enqueue(encoder.encode(chunk))
+              return (controllerRef.desiredSize ?? 0) > 0
+            },
+            get pending() {
+              return closed ? 0 : 64 * 1024 - (controllerRef.desiredSize ?? 0)
+            },
+            close() {
+              if (closed) return
+              closed = true
+              requestSignal.removeEventListener('abort', onRequestAbort)
+              try {
+                controllerRef.close()
+              } catch {
+                // already cancelled by the client
+              }
+            },
+          },
+          client.signal,
+        )
+      },
+      cancel() {
+        closed = true
+        client.abort()
+      },
+    },
+    new ByteLengthQueuingStrategy({ highWaterMark: 64 * 1024 }),
+  )
+}

@@ -1,0 +1,82 @@
+import type { Bytes, Command, Reply, ReplyError, Arg } from '../reply.js'
+
+/**
+ * Who runs a call and where: the logical database, the ACL user, and the client address that
+ * MONITOR shows. Every field is optional; executors fall back to database 0, the default user
+ * and an address of their own.
+ * @public
+ */
+export interface CallContext {
+  /** Logical database index (SELECT). */
+  readonly db?: number
+  /** ACL user the call runs as; `undefined` is the default user. */
+  readonly user?: string
+  /** The user's password, for executors that must authenticate as that user upstream. */
+  readonly password?: string
+  /** Client address shown in MONITOR lines, e.g. `127.0.0.1:52114`. */
+  readonly client?: string
+}
+
+/** What to subscribe to: channels by name or by glob pattern. @public */
+export interface Subscription {
+  readonly kind: 'channel' | 'pattern'
+  /** Channel names, or patterns when `kind` is `pattern`. */
+  readonly names: readonly Arg[]
+}
+
+/** One pub/sub event, in the order the server sends them. @public */
+export type PubSubEvent =
+  | { readonly type: 'subscribe' | 'psubscribe'; readonly channel: Bytes; readonly count: number }
+  | { readonly type: 'message'; readonly channel: Bytes; readonly message: Bytes }
+  | { readonly type: 'pmessage'; readonly pattern: Bytes; readonly channel: Bytes; readonly message: Bytes }
+
+/**
+ * One executed command as MONITOR reports it: the whole line, formatted as Redis formats it,
+ * e.g. `1339518083.107412 [0 127.0.0.1:60866] "keys" "*"`.
+ * @public
+ */
+export interface MonitorEvent {
+  readonly line: string
+}
+
+/**
+ * Runs Redis commands. The gateway never knows which executor it has; the in-memory engine and
+ * the socket executor pass the same suite.
+ *
+ * Command failures are {@link ReplyError} values; a rejected promise means the backend itself
+ * failed (unreachable, timed out, closed).
+ * @public
+ */
+export interface Executor {
+  /** Runs one command. */
+  exec(command: Command, context?: CallContext): Promise<Reply>
+  /** Runs commands in order, not atomically; one reply per command. */
+  pipeline(commands: readonly Command[], context?: CallContext): Promise<Reply[]>
+  /**
+   * Runs commands atomically as MULTI/EXEC. Returns one reply per command, or a single
+   * {@link ReplyError} (EXECABORT) when a command was refused at queue time.
+   */
+  transaction(commands: readonly Command[], context?: CallContext): Promise<Reply[] | ReplyError>
+  /**
+   * Delivers pub/sub events until `signal` aborts. The first events confirm the subscriptions.
+   * Resolves when the subscription ended by the signal; rejects when the backend fails.
+   */
+  subscribe(
+    target: Subscription,
+    onEvent: (event: PubSubEvent) => void,
+    signal: AbortSignal,
+    context?: CallContext,
+  ): Promise<void>
+  /** Delivers every executed command until `signal` aborts; same settling rules as subscribe. */
+  monitor(onEvent: (event: MonitorEvent) => void, signal: AbortSignal, context?: CallContext): Promise<void>
+  /** Releases every resource. Pending calls reject. */
+  close(): Promise<void>
+}
+
+/** Thrown (as a rejection) when the backend cannot be reached or timed out. @public */
+export class BackendUnavailableError extends Error {
+  constructor(reason: string) {
+    super(reason)
+    this.name = 'BackendUnavailableError'
+  }
+}

@@ -1,0 +1,47 @@
+import type { NullArray, ReplyError, Status } from '../../reply.js'
+import type { Database } from './keyspace.js'
+import type { Engine } from './engine.js'
+
+/**
+ * A reply inside the engine. Same shape as {@link Reply} except that a bulk string is a binary
+ * string (one char per byte), the form the engine stores; the executor converts to bytes once,
+ * at its boundary. Scripts consume this form directly.
+ */
+export type Out = null | NullArray | number | bigint | string | Status | ReplyError | readonly Out[]
+
+/** Per-connection state: the RESP listener keeps one per socket; REST calls get a fresh one. */
+export interface Session {
+  /** Selected database index. */
+  db: number
+  /** ACL user name. */
+  user: string
+  /** Client address, as MONITOR shows it (`127.0.0.1:5000`, or `lua` inside scripts). */
+  address: string
+  /** CLIENT SETNAME value. */
+  name: string
+  readonly id: number
+  /** Set while a script runs, so commands it calls know where they come from. */
+  script?: ScriptState
+}
+
+/** What a running script restricts: read-only scripts and `no-writes` functions refuse writes. */
+export interface ScriptState {
+  readonly readOnly: boolean
+}
+
+/** Everything a command handler may use. `now` is fixed for the whole command, as in Redis. */
+export interface CommandContext {
+  readonly engine: Engine
+  readonly session: Session
+  readonly db: Database
+  /** Milliseconds since the epoch, one snapshot per command (or per transaction/script). */
+  readonly now: number
+  /** Full lowercase name: `get`, or `config|get` for a subcommand. */
+  readonly name: string
+}
+
+/** A command implementation. `argv[0]` is the command name, as the client sent it. */
+export type Handler = (ctx: CommandContext, argv: readonly string[]) => Out
+
+/** A family's handlers by full lowercase name (`config|get` for subcommands). */
+export type CommandTable = Readonly<Record<string, Handler>>

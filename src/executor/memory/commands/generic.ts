@@ -1,0 +1,22 @@
+import type { CommandTable } from '../command.js'
+import { expireCommands } from './generic/expire.js'
+import { keyCommands } from './generic/keys.js'
+import { objectCommands } from './generic/object.js'
+import { scanCommands } from './generic/scan.js'
+import { sortCommands } from './generic/sort.js'
+
+/**
+ * Generic key commands (Redis's "generic" group), one file per theme under `generic/`:
+ * - `keys.ts`: DEL UNLINK EXISTS TOUCH TYPE COPY RENAME RENAMENX
+ * - `expire.ts`: EXPIRE PEXPIRE EXPIREAT PEXPIREAT TTL PTTL EXPIRETIME PEXPIRETIME PERSIST
+ * - `scan.ts`: KEYS SCAN RANDOMKEY
+ * - `object.ts`: OBJECT ENCODING FREQ IDLETIME REFCOUNT HELP
+ * - `sort.ts`: SORT SORT_RO
+ */
+export const genericCommands: CommandTable = {
+  ...keyCommands,
+  ...expireCommands,
+  ...scanCommands,
+  ...objectCommands,
+  ...sortCommands,
+}

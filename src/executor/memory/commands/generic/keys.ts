@@ -1,0 +1,123 @@
+import { OK, ReplyError, Status } from '../../../../reply.js'
+import type { CommandContext, CommandTable, Out } from '../../command.js'
+import { DB_INDEX_OUT_OF_RANGE, NOT_INTEGER, NO_SUCH_KEY, SYNTAX } from '../../errors.js'
+import { typeOf, type Database, type TypedValue, type Value, type ValueType } from '../../keyspace.js'
+import { readInteger } from '../../numbers.js'
+import { readDeadline, setDeadline } from './expire.js'
+
+/** Key-level commands: DEL UNLINK EXISTS TOUCH TYPE COPY RENAME RENAMENX (Redis 7.0 `db.c`). */
+
+const SAME_OBJECT = new ReplyError('ERR source and destination objects are the same')
+
+/** TYPE replies, one shared Status per type name. */
+const typeReplies = new Map<ValueType | 'none', Status>()
+function typeReply(name: ValueType | 'none'): Status {
+  let status = typeReplies.get(name)
+  if (status === undefined) typeReplies.set(name, (status = new Status(name)))
+  return status
+}
+
+/** Values of every type other than string can copy themselves (COPY). */
+interface Copyable extends TypedValue {
+  clone(): TypedValue
+}
+
+/** An independent copy of `value`: strings are immutable and shared, other types clone. */
+function copyOf(value: Value): Value {
+  if (typeof value === 'string') return value
+  const copyable = value as Partial<Copyable>
+  if (typeof copyable.clone !== 'function') throw new Error(`values of type ${value.type} cannot be copied yet`)
+  return copyable.clone()
+}
+
+/** Stores `value` at `key` with the deadline `at` (the TTL a COPY or RENAME carries over). */
+function storeWithDeadline(db: Database, key: string, value: Value, at: bigint | undefined): void {
+  db.set(key, value)
+  if (at !== undefined) setDeadline(db, key, at)
+}
+
+/** DEL and UNLINK (the engine has no background freeing, so UNLINK is DEL). */
+function del(ctx: CommandContext, argv: readonly string[]): Out {
+  let removed = 0
+  for (let i = 1; i < argv.length; i++) if (ctx.db.delete(argv[i], ctx.now)) removed++
+  return removed
+}
+
+/** EXISTS and TOUCH: how many of the keys exist, a key named twice counting twice. */
+function exists(ctx: CommandContext, argv: readonly string[]): Out {
+  let count = 0
+  for (let i = 1; i < argv.length; i++) if (ctx.db.has(argv[i], ctx.now)) count++
+  return count
+}
+
+function type(ctx: CommandContext, argv: readonly string[]): Out {
+  const value = ctx.db.get(argv[1], ctx.now)
+  return typeReply(value === undefined ? 'none' : typeOf(value))
+}
+
+/**
+ * COPY source destination [DB destination-db] [REPLACE]: 1 when copied, 0 when the source is
+ * missing or the destination exists without REPLACE. The TTL comes along.
+ */
+function copy(ctx: CommandContext, argv: readonly string[]): Out {
+  const source = argv[1]
+  const destination = argv[2]
+  let target = ctx.db
+  let replace = false
+  for (let i = 3; i < argv.length; i++) {
+    const option = argv[i].toLowerCase()
+    if (option === 'replace') {
+      replace = true
+    } else if (option === 'db' && i + 1 < argv.length) {
+      const index = readInteger(argv[++i])
+      if (index === null) return NOT_INTEGER
+      if (index < 0 || index >= ctx.engine.databases.length) return DB_INDEX_OUT_OF_RANGE
+      target = ctx.engine.databases[index]
+    } else {
+      return SYNTAX
+    }
+  }
+  if (target === ctx.db && source === destination) return SAME_OBJECT
+  const value = ctx.db.get(source, ctx.now)
+  if (value === undefined) return 0
+  if (target.has(destination, ctx.now) && !replace) return 0
+  storeWithDeadline(target, destination, copyOf(value), readDeadline(ctx.db, source))
+  return 1
+}
+
+/**
+ * RENAME and RENAMENX. A missing source is an error even when both names are equal; an existing
+ * one renamed to itself is a no-op (OK, or 0 for RENAMENX). The TTL moves with the value.
+ */
+function renameKey(ctx: CommandContext, argv: readonly string[], onlyIfNew: boolean): Out {
+  const source = argv[1]
+  const destination = argv[2]
+  const value = ctx.db.get(source, ctx.now)
+  if (value === undefined) return NO_SUCH_KEY
+  if (source === destination) return onlyIfNew ? 0 : OK
+  if (onlyIfNew && ctx.db.has(destination, ctx.now)) return 0
+  const deadline = readDeadline(ctx.db, source)
+  ctx.db.remove(source)
+  storeWithDeadline(ctx.db, destination, value, deadline)
+  return onlyIfNew ? 1 : OK
+}
+
+function rename(ctx: CommandContext, argv: readonly string[]): Out {
+  return renameKey(ctx, argv, false)
+}
+
+function renamenx(ctx: CommandContext, argv: readonly string[]): Out {
+  return renameKey(ctx, argv, true)
+}
+
+/** Key-level commands. */
+export const keyCommands: CommandTable = {
+  del,
+  unlink: del,
+  exists,
+  touch: exists,
+  type,
+  copy,
+  rename,
+  renamenx,
+}

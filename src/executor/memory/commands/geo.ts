@@ -1,0 +1,4 @@
+import type { CommandTable } from '../command.js'
+
+/** geo commands. */
+export const geoCommands: CommandTable = {}

@@ -1,0 +1,4 @@
+import type { CommandTable } from '../command.js'
+
+/** hyperloglog commands. */
+export const hyperLogLogCommands: CommandTable = {}

@@ -1,0 +1,4 @@
+import type { CommandTable } from '../command.js'
+
+/** json commands. */
+export const jsonCommands: CommandTable = {}

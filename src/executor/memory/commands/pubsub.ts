@@ -1,0 +1,4 @@
+import type { CommandTable } from '../command.js'
+
+/** pubsub commands. */
+export const pubSubCommands: CommandTable = {}

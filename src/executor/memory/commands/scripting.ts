@@ -1,0 +1,4 @@
+import type { CommandTable } from '../command.js'
+
+/** scripting commands. */
+export const scriptingCommands: CommandTable = {}

@@ -1,0 +1,4 @@
+import type { CommandTable } from '../command.js'
+
+/** stream commands. */
+export const streamCommands: CommandTable = {}

@@ -1,0 +1,4 @@
+import type { CommandTable } from '../command.js'
+
+/** zset commands. */
+export const sortedSetCommands: CommandTable = {}

@@ -1,0 +1,264 @@
+import { ReplyError } from '../../reply.js'
+import { findCommand, checkArity, arityError, lookupError, type CommandInfo } from '../../commands/lookup.js'
+import type { CommandContext, Handler, Out, Session } from './command.js'
+import { handlers } from './commands/index.js'
+import { EXEC_ABORT } from './errors.js'
+import { defaultConfig } from './commands/server/config-parameters.js'
+import { Database } from './keyspace.js'
+import { formatMonitorLine } from './monitor.js'
+
+/** Options of the in-memory engine. @public */
+export interface EngineOptions {
+  /** Number of logical databases (SELECT 0..n-1). Default 16, as Redis. */
+  readonly databases?: number
+  /** Milliseconds since the epoch; inject a fake clock to test expiry without waiting. */
+  readonly clock?: () => number
+  /** Interval of the active expiry cycle in ms; 0 turns it off (lazy expiry still applies). Default 100. */
+  readonly activeExpiryInterval?: number
+}
+
+/** A command that passed the queue-time checks: its handler and full name. */
+interface Resolved {
+  readonly handler: Handler
+  readonly name: string
+  readonly info: CommandInfo
+}
+
+/** Per-command counters, as INFO commandstats reports them. */
+export interface CommandStats {
+  calls: number
+  /** Time spent in the handler, microseconds. */
+  usec: number
+  /** Refused before running (wrong arity, refused inside a transaction). */
+  rejectedCalls: number
+  /** Ran and replied with an error. */
+  failedCalls: number
+}
+
+/** Counters INFO reports; CONFIG RESETSTAT zeroes them. */
+export interface EngineStats {
+  commandsProcessed: number
+  readonly startedAt: number
+  /** Sessions created, INFO's total_connections_received. */
+  connectionsReceived: number
+  /** Every error reply, INFO's total_error_replies. */
+  errorReplies: number
+  /** Error replies by code (`ERR`, `WRONGTYPE` …), INFO errorstats. */
+  readonly errorCodes: Map<string, number>
+  /** Counters by full command name (`get`, `config|get`), INFO commandstats. */
+  readonly commands: Map<string, CommandStats>
+  /** Write commands that succeeded, INFO's rdb_changes_since_last_save (counted per command). */
+  changesSinceSave: number
+}
+
+const monotonic: { now(): number } = globalThis.performance ?? Date
+
+/**
+ * The embedded Redis-compatible engine. Synchronous by construction: every command, transaction
+ * and script runs to completion without yielding, which is what makes them atomic.
+ */
+export class Engine {
+  readonly databases: Database[]
+  readonly clock: () => number
+  readonly stats: EngineStats
+  /**
+   * CONFIG GET/SET parameters by canonical name, as CONFIG GET shows them (Redis's defaults, see
+   * `commands/server/config-parameters.ts`); families read their thresholds here.
+   */
+  readonly config: Map<string, string>
+  private readonly monitors = new Set<(line: string) => void>()
+  private readonly expiryTimer: ReturnType<typeof setInterval> | undefined
+  private nextSessionId = 1
+
+  constructor(options: EngineOptions = {}) {
+    const count = options.databases ?? 16
+    this.databases = Array.from({ length: count }, (_, index) => new Database(index))
+    this.clock = options.clock ?? Date.now
+    this.config = defaultConfig(count)
+    this.stats = {
+      commandsProcessed: 0,
+      startedAt: this.clock(),
+      connectionsReceived: 0,
+      errorReplies: 0,
+      errorCodes: new Map(),
+      commands: new Map(),
+      changesSinceSave: 0,
+    }
+    const interval = options.activeExpiryInterval ?? 100
+    if (interval > 0) {
+      this.expiryTimer = setInterval(() => this.expireDue(), interval)
+      this.expiryTimer.unref?.()
+    }
+  }
+
+  /** A new client session on database 0 as the default user. */
+  createSession(address = '127.0.0.1:0', user = 'default'): Session {
+    this.stats.connectionsReceived++
+    return { db: 0, user, address, name: '', id: this.nextSessionId++ }
+  }
+
+  /** Runs one command (argv as binary strings, name first) and returns its reply. */
+  call(session: Session, argv: readonly string[], now = this.clock()): Out {
+    const resolved = this.resolve(argv)
+    if (resolved instanceof ReplyError) return this.reject(argv, resolved)
+    return this.run(session, argv, resolved, now)
+  }
+
+  /**
+   * Runs commands atomically, as MULTI/EXEC: when any command fails the queue-time checks
+   * (unknown command or subcommand, wrong arity, a command flagged `no_multi`) nothing runs and
+   * the reply is EXECABORT; otherwise every command runs, runtime errors landing in their own
+   * slot. One time snapshot serves the whole block, as Redis caches the time for EXEC's nested
+   * calls: a key that is live when the block starts stays live to its end.
+   */
+  transaction(session: Session, commands: readonly (readonly string[])[]): Out[] | ReplyError {
+    const resolved: Resolved[] = []
+    let refused = false
+    // Like Redis, every queued command is checked (and counted) even after one was refused.
+    for (const argv of commands) {
+      const entry = this.resolve(argv)
+      if (entry instanceof ReplyError) {
+        this.reject(argv, entry)
+        refused = true
+      } else if (entry.info.flags.has('no_multi')) {
+        this.reject(argv, NOT_IN_TRANSACTION, entry.name)
+        refused = true
+      } else resolved.push(entry)
+    }
+    this.countControl('multi', false)
+    if (refused) {
+      this.countControl('exec', true)
+      return this.countError(EXEC_ABORT)
+    }
+    const now = this.clock()
+    this.feedMonitors(session, ['multi'])
+    const replies = resolved.map((entry, i) => this.run(session, commands[i], entry, now))
+    this.feedMonitors(session, ['exec'])
+    this.countControl('exec', false)
+    return replies
+  }
+
+  /** The queue-time checks of Redis: the command exists, the subcommand exists, arity holds. */
+  resolve(argv: readonly string[]): Resolved | ReplyError {
+    if (argv.length === 0) return lookupError(argv)
+    const info = findCommand(argv[0])
+    if (info === undefined) return lookupError(argv)
+    let target = info
+    if (info.subcommands !== undefined && argv.length >= 2) {
+      const subInfo = info.subcommands.get(argv[1].toLowerCase())
+      if (subInfo === undefined) return lookupError(argv)
+      target = subInfo
+    }
+    if (!checkArity(target, argv.length)) return arityError(target)
+    const handler = handlers.get(target.name)
+    // A command the table knows but the engine does not implement answers as Redis does for
+    // a command it lacks.
+    if (handler === undefined) return lookupError(argv)
+    return { handler, name: target.name, info: target }
+  }
+
+  private run(session: Session, argv: readonly string[], resolved: Resolved, now: number): Out {
+    const ctx: CommandContext = {
+      engine: this,
+      session,
+      db: this.databases[session.db],
+      now,
+      name: resolved.name,
+    }
+    let reply: Out
+    const started = monotonic.now()
+    try {
+      reply = resolved.handler(ctx, argv)
+    } catch (error) {
+      // A bug in one handler must not take the engine (or the gateway) down with it.
+      reply = new ReplyError(`ERR internal error in '${resolved.name}': ${(error as Error)?.message ?? error}`)
+    }
+    const counters = this.commandStats(resolved.name)
+    counters.calls++
+    counters.usec += (monotonic.now() - started) * 1000
+    this.stats.commandsProcessed++
+    if (reply instanceof ReplyError) {
+      counters.failedCalls++
+      this.countError(reply)
+    } else if (resolved.info.flags.has('write')) this.stats.changesSinceSave++
+    if (this.monitors.size !== 0) this.feedMonitors(session, argv)
+    return reply
+  }
+
+  /** The counters of one command, created on first use. */
+  private commandStats(name: string): CommandStats {
+    let counters = this.stats.commands.get(name)
+    if (counters === undefined) {
+      counters = { calls: 0, usec: 0, rejectedCalls: 0, failedCalls: 0 }
+      this.stats.commands.set(name, counters)
+    }
+    return counters
+  }
+
+  /** Counts an error reply by its code (INFO errorstats) and returns it. */
+  private countError(error: ReplyError): ReplyError {
+    this.stats.errorReplies++
+    const code = error.code
+    this.stats.errorCodes.set(code, (this.stats.errorCodes.get(code) ?? 0) + 1)
+    return error
+  }
+
+  /**
+   * Counts a command refused before running: the error, and a rejected call for the command when
+   * it is known (wrong arity, refused in a transaction), as Redis's rejectCommand does.
+   */
+  private reject(argv: readonly string[], error: ReplyError, name?: string): ReplyError {
+    name ??= knownCommandName(argv)
+    if (name !== undefined) this.commandStats(name).rejectedCalls++
+    return this.countError(error)
+  }
+
+  /** MULTI and EXEC count as commands of their own, as they do in Redis. */
+  private countControl(name: 'multi' | 'exec', failed: boolean): void {
+    const counters = this.commandStats(name)
+    counters.calls++
+    if (failed) counters.failedCalls++
+    this.stats.commandsProcessed++
+  }
+
+  /** Registers a MONITOR listener; returns the function that removes it. */
+  addMonitor(listener: (line: string) => void): () => void {
+    this.monitors.add(listener)
+    return () => this.monitors.delete(listener)
+  }
+
+  /** Number of attached MONITOR listeners. */
+  get monitorCount(): number {
+    return this.monitors.size
+  }
+
+  private feedMonitors(session: Session, argv: readonly string[]): void {
+    if (this.monitors.size === 0) return
+    const line = formatMonitorLine(this.clock(), session, argv)
+    for (const listener of this.monitors) listener(line)
+  }
+
+  /** Reclaims every key whose TTL has passed (the active expiry cycle). */
+  expireDue(now = this.clock()): number {
+    let removed = 0
+    for (const db of this.databases) if (db.expires.size !== 0) removed += db.expireDue(now).length
+    return removed
+  }
+
+  /** Stops the active expiry cycle. */
+  close(): void {
+    if (this.expiryTimer !== undefined) clearInterval(this.expiryTimer)
+    this.monitors.clear()
+  }
+}
+
+const NOT_IN_TRANSACTION = new ReplyError('ERR Command not allowed inside a transaction')
+
+/** The full name of the command `argv` names when the table knows it (`config|get`), else undefined. */
+function knownCommandName(argv: readonly string[]): string | undefined {
+  if (argv.length === 0) return undefined
+  const info = findCommand(argv[0].toLowerCase())
+  if (info === undefined) return undefined
+  if (info.subcommands === undefined || argv.length < 2) return info.name
+  return info.subcommands.get(argv[1].toLowerCase())?.name
+}

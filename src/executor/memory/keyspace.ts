@@ -1,0 +1,173 @@
+/**
+ * Databases of the in-memory engine: keys, values and expiry.
+ *
+ * Keys and string values are "binary strings": one char per byte (latin1), so Map lookups stay
+ * fast and ASCII needs no conversion. Values of the other types are objects carrying a `type`.
+ */
+
+/** The name TYPE reports for each kind of value. */
+export type ValueType = 'string' | 'list' | 'set' | 'zset' | 'hash' | 'stream' | 'ReJSON-RL'
+
+/** A value of any type other than string; each type module defines its own class. */
+export interface TypedValue {
+  readonly type: Exclude<ValueType, 'string'>
+}
+
+/** A stored value: a binary string for the string type, an object for the others. */
+export type Value = string | TypedValue
+
+/** The TYPE of a value. */
+export function typeOf(value: Value): ValueType {
+  return typeof value === 'string' ? 'string' : value.type
+}
+
+interface ExpiryEntry {
+  readonly at: number
+  readonly key: string
+}
+
+/**
+ * One logical database (SELECT index).
+ *
+ * Expiry is lazy (a read of an expired key deletes it) and active: a min-heap of deadlines lets
+ * {@link Database.expireDue} reclaim every due key without scanning the keyspace. Heap entries
+ * are not removed when a TTL changes; an entry counts only while it matches `expires`.
+ */
+export class Database {
+  readonly data = new Map<string, Value>()
+  readonly expires = new Map<string, number>()
+  private heap: ExpiryEntry[] = []
+  /** Keys removed because their TTL passed, for INFO's `expired_keys`. */
+  expiredCount = 0
+
+  constructor(readonly index: number) {}
+
+  /** The live value of `key`, deleting it first when its TTL has passed. */
+  get(key: string, now: number): Value | undefined {
+    const value = this.data.get(key)
+    if (value === undefined || this.expires.size === 0) return value
+    const at = this.expires.get(key)
+    if (at !== undefined && at <= now) {
+      this.remove(key)
+      this.expiredCount++
+      return undefined
+    }
+    return value
+  }
+
+  /** True when `key` exists and is live. */
+  has(key: string, now: number): boolean {
+    return this.get(key, now) !== undefined
+  }
+
+  /** Stores a new value for `key` and drops its TTL (what SET and every overwrite do). */
+  set(key: string, value: Value): void {
+    this.data.set(key, value)
+    if (this.expires.size !== 0) this.expires.delete(key)
+  }
+
+  /** Stores a value for `key` keeping any TTL it has (in-place updates, SET KEEPTTL). */
+  update(key: string, value: Value): void {
+    this.data.set(key, value)
+  }
+
+  /** Deletes `key` and its TTL; true when it existed. Does not check liveness. */
+  remove(key: string): boolean {
+    if (!this.data.delete(key)) return false
+    if (this.expires.size !== 0) this.expires.delete(key)
+    return true
+  }
+
+  /** Deletes `key` when it is live; true when it was. */
+  delete(key: string, now: number): boolean {
+    return this.get(key, now) !== undefined && this.remove(key)
+  }
+
+  /** Sets the absolute expiry time of an existing key, in milliseconds since the epoch. */
+  setExpire(key: string, at: number): void {
+    this.expires.set(key, at)
+    this.pushDeadline({ at, key })
+  }
+
+  /** The absolute expiry time of `key`, or undefined when it has none. */
+  getExpire(key: string): number | undefined {
+    return this.expires.size === 0 ? undefined : this.expires.get(key)
+  }
+
+  /** Removes the TTL of `key`; true when it had one. */
+  persist(key: string): boolean {
+    return this.expires.delete(key)
+  }
+
+  /** Number of keys, counting expired keys not yet reclaimed, as DBSIZE does. */
+  get size(): number {
+    return this.data.size
+  }
+
+  /** Removes every key. */
+  clear(): void {
+    this.data.clear()
+    this.expires.clear()
+    this.heap = []
+  }
+
+  /**
+   * Deletes keys whose deadline is at or before `now`, at most `budget` of them, and returns
+   * the deleted keys (the caller reports them). Stale heap entries are dropped on the way.
+   */
+  expireDue(now: number, budget = Infinity): string[] {
+    const removed: string[] = []
+    const heap = this.heap
+    while (heap.length > 0 && heap[0].at <= now && removed.length < budget) {
+      const entry = this.popDeadline()
+      if (this.expires.get(entry.key) === entry.at) {
+        this.remove(entry.key)
+        this.expiredCount++
+        removed.push(entry.key)
+      }
+    }
+    return removed
+  }
+
+  private pushDeadline(entry: ExpiryEntry): void {
+    const heap = this.heap
+    // Rebuild when stale entries (TTL changed or key deleted) dominate, so the heap stays O(keys).
+    if (heap.length > 1024 && heap.length > 2 * this.expires.size) this.rebuildHeap()
+    heap.push(entry)
+    let i = heap.length - 1
+    while (i > 0) {
+      const parent = (i - 1) >> 1
+      if (heap[parent].at <= entry.at) break
+      heap[i] = heap[parent]
+      i = parent
+    }
+    heap[i] = entry
+  }
+
+  private popDeadline(): ExpiryEntry {
+    const heap = this.heap
+    const top = heap[0]
+    const last = heap.pop()!
+    if (heap.length > 0) {
+      let i = 0
+      for (;;) {
+        const left = 2 * i + 1
+        if (left >= heap.length) break
+        const right = left + 1
+        const child = right < heap.length && heap[right].at < heap[left].at ? right : left
+        if (heap[child].at >= last.at) break
+        heap[i] = heap[child]
+        i = child
+      }
+      heap[i] = last
+    }
+    return top
+  }
+
+  private rebuildHeap(): void {
+    this.heap = []
+    const entries = [...this.expires].map(([key, at]) => ({ at, key }))
+    entries.sort((a, b) => a.at - b.at)
+    this.heap = entries // a sorted array is a valid min-heap
+  }
+}

@@ -1,0 +1,322 @@
+import type { Database, TypedValue } from '../keyspace.js'
+import { OrderedTable } from './ordered-table.js'
+
+/** The encoding limits Redis checks on every hash write (CONFIG `hash-max-listpack-*`). */
+export interface HashLimits {
+  /** `hash-max-listpack-entries` */
+  readonly entries: number
+  /** `hash-max-listpack-value` */
+  readonly value: number
+}
+
+/** Redis 7.0's defaults (`CONFIG GET hash-max-*` on a server started without a config file). */
+export const DEFAULT_HASH_LIMITS: HashLimits = { entries: 512, value: 64 }
+
+/** OBJECT ENCODING of a hash: `listpackex` is Redis 7.4's listpack with field TTLs. */
+export type HashEncoding = 'listpack' | 'listpackex' | 'hashtable'
+
+interface Deadline {
+  readonly at: number
+  readonly field: string
+}
+
+/**
+ * A hash: binary-string fields and values in an {@link OrderedTable}, plus the per-field
+ * expiry of Redis 7.4 (HEXPIRE and friends).
+ *
+ * It tracks Redis's encoding because the encoding is visible: a `listpack` keeps insertion order
+ * (updates in place), which is what HGETALL, HKEYS and HSCAN return for small hashes, and HSCAN
+ * returns a listpack whole in one call. A `listpackex` (listpack with TTLs, Redis 7.4) keeps
+ * volatile fields first, by deadline. Conversions happen at write time with the limits then in
+ * force and are never undone, as in Redis.
+ *
+ * Expired fields are removed by {@link HashValue.removeExpired}, which every hash command calls
+ * before it looks at the hash (lazy expiry), and by {@link expireHashFields} (active expiry).
+ */
+export class HashValue implements TypedValue {
+  readonly type = 'hash'
+  private readonly table = new OrderedTable<string>()
+  private encodingName: HashEncoding = 'listpack'
+  /** Deadline (ms since the epoch) of each volatile field. */
+  private deadlines: Map<string, number> | undefined
+  /** When each volatile field got its deadline: listpackex orders equal deadlines newest first. */
+  private deadlineStamps: Map<string, number> | undefined
+  private stampCounter = 0
+  /** Min-heap of deadlines; an entry counts only while it matches `deadlines`. */
+  private heap: Deadline[] = []
+  /** The earliest deadline this hash is registered under in its database's active-expiry index. */
+  registeredDeadline = Infinity
+
+  get encoding(): HashEncoding {
+    return this.encodingName
+  }
+
+  /** Number of fields, expired ones included until they are removed. */
+  get size(): number {
+    return this.table.size
+  }
+
+  get(field: string): string | undefined {
+    return this.table.get(field)
+  }
+
+  has(field: string): boolean {
+    return this.table.has(field)
+  }
+
+  /**
+   * Sets `field` to `value`; true when the field is new. Like Redis's `hashTypeSet`, a write
+   * drops the field's TTL unless `keepTtl` (HINCRBY, HSETEX KEEPTTL), and converts a listpack
+   * whose field or value is too long or whose size exceeds the limit.
+   */
+  set(field: string, value: string, limits: HashLimits = DEFAULT_HASH_LIMITS, keepTtl = false): boolean {
+    if (this.encodingName !== 'hashtable' && (field.length > limits.value || value.length > limits.value)) {
+      this.encodingName = 'hashtable'
+    }
+    if (!keepTtl && this.deadlines?.has(field)) this.persistMoving(field)
+    const added = this.table.set(field, value)
+    if (added && this.table.size > limits.entries) this.encodingName = 'hashtable'
+    return added
+  }
+
+  /** Removes `field` and its TTL; true when it was present. */
+  delete(field: string): boolean {
+    if (!this.table.delete(field)) return false
+    if (this.deadlines?.delete(field)) this.deadlineStamps!.delete(field)
+    return true
+  }
+
+  // ---- field expiry (Redis 7.4) ----
+
+  /**
+   * Marks the hash as taking part in field expiry: Redis 7.4 turns a listpack into a listpackex
+   * as soon as a field-expiry command (HEXPIRE, HPERSIST's writers, HGETEX, HSETEX with a TTL)
+   * touches it, whether or not a TTL ends up set.
+   */
+  enableFieldExpiry(): void {
+    if (this.encodingName === 'listpack') this.encodingName = 'listpackex'
+  }
+
+  /** The deadline of `field` in ms, or undefined when it has none (or does not exist). */
+  deadlineOf(field: string): number | undefined {
+    return this.deadlines?.get(field)
+  }
+
+  /** True when at least one field has a TTL. */
+  get hasVolatileFields(): boolean {
+    return this.deadlines !== undefined && this.deadlines.size > 0
+  }
+
+  /** Sets the deadline of an existing field. */
+  setDeadline(field: string, at: number): void {
+    this.deadlines ??= new Map()
+    this.deadlineStamps ??= new Map()
+    this.deadlines.set(field, at)
+    this.deadlineStamps.set(field, ++this.stampCounter)
+    this.pushDeadline({ at, field })
+  }
+
+  /**
+   * Removes the TTL of `field`; true when it had one. In a listpackex the field moves to the tail
+   * (Redis deletes and re-appends it).
+   */
+  persist(field: string): boolean {
+    if (!this.deadlines?.has(field)) return false
+    this.persistMoving(field)
+    return true
+  }
+
+  /** The earliest deadline of any field, or undefined. Drops stale heap entries on the way. */
+  nextDeadline(): number | undefined {
+    const heap = this.heap
+    while (heap.length > 0 && this.deadlines?.get(heap[0].field) !== heap[0].at) this.popDeadline()
+    return heap.length > 0 ? heap[0].at : undefined
+  }
+
+  /** Deletes every field whose deadline is at or before `now`; returns how many. */
+  removeExpired(now: number): number {
+    if (this.heap.length === 0 || this.heap[0].at > now) return 0
+    let removed = 0
+    while (this.heap.length > 0 && this.heap[0].at <= now) {
+      const { at, field } = this.popDeadline()
+      if (this.deadlines?.get(field) === at) {
+        this.delete(field)
+        removed++
+      }
+    }
+    return removed
+  }
+
+  // ---- iteration ----
+
+  /** Calls `visit` for each field in Redis's iteration order; the hash must not change meanwhile. */
+  forEach(visit: (field: string, value: string) => void): void {
+    if (this.encodingName === 'listpackex' && this.hasVolatileFields) {
+      for (const field of this.volatileFieldsInListpackOrder()) visit(field, this.table.get(field)!)
+      const deadlines = this.deadlines!
+      this.table.forEach((field, value) => {
+        if (!deadlines.has(field)) visit(field, value)
+      })
+    } else {
+      this.table.forEach(visit)
+    }
+  }
+
+  /** A uniformly random field and its value; the hash must not be empty. */
+  randomEntry(): [string, string] {
+    return this.table.randomEntry()
+  }
+
+  /**
+   * One HSCAN step. A listpack (or listpackex) is returned whole with cursor 0 whatever the
+   * cursor, as Redis does for its compact encodings.
+   */
+  scan(cursor: number, count: number, visit: (field: string, value: string) => void): number {
+    if (this.encodingName !== 'hashtable') {
+      this.forEach(visit)
+      return 0
+    }
+    return this.table.scan(cursor, count, visit)
+  }
+
+  /** A copy with the same fields, TTLs and encoding (COPY). */
+  clone(): HashValue {
+    const copy = new HashValue()
+    this.table.forEach((field, value) => copy.table.set(field, value))
+    copy.encodingName = this.encodingName
+    this.deadlines?.forEach((at, field) => copy.setDeadline(field, at))
+    return copy
+  }
+
+  /** listpackex order: by deadline, and for equal deadlines the most recently set first. */
+  private volatileFieldsInListpackOrder(): string[] {
+    const deadlines = this.deadlines!
+    const stamps = this.deadlineStamps!
+    return [...deadlines.keys()].sort((a, b) => deadlines.get(a)! - deadlines.get(b)! || stamps.get(b)! - stamps.get(a)!)
+  }
+
+  private persistMoving(field: string): void {
+    this.deadlines!.delete(field)
+    this.deadlineStamps!.delete(field)
+    if (this.encodingName === 'listpackex') {
+      const value = this.table.get(field)!
+      this.table.delete(field)
+      this.table.set(field, value)
+    }
+  }
+
+  private pushDeadline(entry: Deadline): void {
+    const heap = this.heap
+    // Stale entries (changed or removed TTLs) are dropped when they dominate, keeping it O(fields).
+    if (heap.length > 64 && heap.length > 2 * (this.deadlines?.size ?? 0)) {
+      this.heap = [...this.deadlines!].map(([field, at]) => ({ at, field })).sort((a, b) => a.at - b.at)
+    }
+    siftUp(this.heap, entry)
+  }
+
+  private popDeadline(): Deadline {
+    return popMin(this.heap)
+  }
+}
+
+/**
+ * Lazy expiry of hash fields: removes the expired fields of `hash` (stored at `key`) and deletes
+ * the key when none is left. Returns false when the hash is gone. Every reader of a hash calls
+ * this first (Redis 7.4 hides and reclaims expired fields on access).
+ */
+export function purgeExpiredFields(db: Database, key: string, hash: HashValue, now: number): boolean {
+  if (hash.removeExpired(now) === 0 || hash.size > 0) return true
+  db.remove(key)
+  return false
+}
+
+// ---- active expiry of hash fields ----
+
+interface VolatileHash {
+  readonly at: number
+  readonly key: string
+  readonly hash: HashValue
+}
+
+/** Per database, a min-heap of hashes by their earliest field deadline. */
+const volatileHashes = new WeakMap<Database, VolatileHash[]>()
+
+/**
+ * Registers `hash` (stored at `key`) for active field expiry at `at`. Called whenever a field
+ * gets a deadline; cheap when the hash is already registered for an earlier time.
+ */
+export function trackFieldDeadline(db: Database, key: string, hash: HashValue, at: number): void {
+  if (at >= hash.registeredDeadline) return
+  hash.registeredDeadline = at
+  let heap = volatileHashes.get(db)
+  if (heap === undefined) volatileHashes.set(db, (heap = []))
+  siftUp(heap, { at, key, hash })
+}
+
+/**
+ * Registers a hash that arrived at `key` by other means (COPY, RENAME, MOVE, RESTORE) for active
+ * field expiry. Harmless when it has no volatile fields.
+ */
+export function trackVolatileHash(db: Database, key: string, hash: HashValue): void {
+  const next = hash.nextDeadline()
+  if (next === undefined) return
+  hash.registeredDeadline = Infinity
+  trackFieldDeadline(db, key, hash, next)
+}
+
+/**
+ * The active expiry of hash fields, for the engine's expiry cycle: removes every field whose
+ * deadline is at or before `now` from every registered hash of `db`, deletes hashes left empty
+ * (Redis 7.4: "a hash whose last field expires is deleted") and returns the number of fields
+ * removed. A hash that was renamed or replaced since it registered is skipped here; lazy expiry
+ * still applies to it.
+ */
+export function expireHashFields(db: Database, now: number): number {
+  const heap = volatileHashes.get(db)
+  if (heap === undefined) return 0
+  let removed = 0
+  while (heap.length > 0 && heap[0].at <= now) {
+    const { key, hash } = popMin(heap)
+    hash.registeredDeadline = Infinity
+    if (db.data.get(key) !== hash) continue
+    removed += hash.removeExpired(now)
+    if (hash.size === 0) db.remove(key)
+    else {
+      const next = hash.nextDeadline()
+      if (next !== undefined) trackFieldDeadline(db, key, hash, next)
+    }
+  }
+  if (heap.length === 0) volatileHashes.delete(db)
+  return removed
+}
+
+function siftUp<T extends { readonly at: number }>(heap: T[], entry: T): void {
+  heap.push(entry)
+  let i = heap.length - 1
+  while (i > 0) {
+    const parent = (i - 1) >> 1
+    if (heap[parent].at <= entry.at) break
+    heap[i] = heap[parent]
+    i = parent
+  }
+  heap[i] = entry
+}
+
+function popMin<T extends { readonly at: number }>(heap: T[]): T {
+  const top = heap[0]
+  const last = heap.pop()!
+  if (heap.length > 0) {
+    let i = 0
+    for (;;) {
+      const left = 2 * i + 1
+      if (left >= heap.length) break
+      const right = left + 1
+      const child = right < heap.length && heap[right].at < heap[left].at ? right : left
+      if (heap[child].at >= last.at) break
+      heap[i] = heap[child]
+      i = child
+    }
+    heap[i] = last
+  }
+  return top
+}

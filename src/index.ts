@@ -1,0 +1,19 @@
+/**
+ * restis: a Redis-compatible key-value database behind HTTP.
+ *
+ * Subpath entry points hold each module on its own: `restis/resp`, `restis/rest`,
+ * `restis/fetch`, `restis/node`, `restis/memory`, `restis/socket`, `restis/auth`.
+ * @packageDocumentation
+ */
+export * from './reply.js'
+export { BackendUnavailableError } from './executor/executor.js'
+export type { Executor, CallContext, Subscription, PubSubEvent, MonitorEvent } from './executor/executor.js'
+export * from './rest/index.js'
+export { createFetchHandler } from './adapters/fetch.js'
+export type { FetchHandler } from './adapters/fetch.js'
+export { createNodeHandler } from './adapters/node.js'
+export type { NodeHandler } from './adapters/node.js'
+export { MemoryExecutor } from './executor/memory/memory-executor.js'
+export type { MemoryExecutorOptions } from './executor/memory/memory-executor.js'
+export { TokenStore, generateToken } from './auth/tokens.js'
+export type { Principal, Authenticator, TokenStoreOptions } from './auth/tokens.js'

@@ -1,0 +1,108 @@
+/**
+ * Pieces shared by the reply and request decoders: the need-more sentinel, the protocol error,
+ * and the strict integer reader both grammars use for lengths and `:` replies.
+ *
+ * @packageDocumentation
+ */
+
+/**
+ * Returned by the decoders when the bytes seen so far end inside a value. A symbol rather than
+ * `undefined`/`null`, because `null` is itself a valid reply (the null bulk string).
+ * @public
+ */
+export const NEED_MORE: unique symbol = Symbol.for('restis.resp.needMore')
+
+/** @public */
+export type NeedMore = typeof NEED_MORE
+
+/**
+ * The byte stream is not valid RESP. The message reads like Redis's own
+ * (`Protocol error: invalid bulk length`), so a server can send it back verbatim as `-ERR …`.
+ *
+ * After a protocol error the stream cannot be resynchronised: the decoder that threw keeps
+ * throwing the same error, and a server should reply once and close the connection, as Redis does.
+ * @public
+ */
+export class RespProtocolError extends Error {
+  override readonly name = 'RespProtocolError'
+  constructor(reason: string) {
+    super(`Protocol error: ${reason}`)
+  }
+}
+
+export const CR = 13
+export const LF = 10
+const MINUS = 45
+const ZERO = 48
+
+/** The longest 64-bit integer line: sign and 19 digits. */
+export const MAX_INTEGER_DIGITS = 20
+
+const INT64_MAX = 2n ** 63n - 1n
+const INT64_MIN = -(2n ** 63n)
+const SAFE_MAX = BigInt(Number.MAX_SAFE_INTEGER)
+const SAFE_MIN = BigInt(Number.MIN_SAFE_INTEGER)
+
+/**
+ * Reads a signed 64-bit decimal in `buf[start, end)` the way Redis's `string2ll` does: no `+`, no
+ * leading zeros, no `-0`, nothing else on the line. Strictness here is what lets a desynchronised
+ * stream be noticed early instead of being misread as numbers.
+ *
+ * @returns a `number` when safe, a `bigint` beyond 2^53, `undefined` when not a valid int64.
+ */
+export function parseInteger(buf: Uint8Array, start: number, end: number): number | bigint | undefined {
+  let i = start
+  const negative = buf[i] === MINUS
+  if (negative) i++
+  const digits = end - i
+  if (digits <= 0 || digits > 19) return undefined
+  if (buf[i] === ZERO) return digits === 1 && !negative ? 0 : undefined
+  // Up to 15 digits fit a double exactly, so the common case never touches bigint.
+  if (digits <= 15) {
+    let n = 0
+    for (; i < end; i++) {
+      const d = buf[i] - ZERO
+      if (d < 0 || d > 9) return undefined
+      n = n * 10 + d
+    }
+    return negative ? -n : n
+  }
+  let text = ''
+  for (; i < end; i++) {
+    const c = buf[i]
+    if (c < ZERO || c > ZERO + 9) return undefined
+    text += String.fromCharCode(c)
+  }
+  const big = negative ? -BigInt(text) : BigInt(text)
+  if (big > INT64_MAX || big < INT64_MIN) return undefined
+  return big >= SAFE_MIN && big <= SAFE_MAX ? Number(big) : big
+}
+
+/** Finds the next LF at or after `from`; a short inline loop beats a native call for short lines. */
+export function indexOfLF(buf: Buffer, from: number): number {
+  const stop = Math.min(buf.length, from + 24)
+  for (let i = from; i < stop; i++) if (buf[i] === LF) return i
+  return stop === buf.length ? -1 : buf.indexOf(LF, stop)
+}
+
+/** A byte as Redis's `%c` would show it, but printable: control and high bytes as `\xHH`. */
+export function describeByte(byte: number): string {
+  return byte >= 0x20 && byte < 0x7f ? String.fromCharCode(byte) : `\\x${byte.toString(16).padStart(2, '0')}`
+}
+
+/** Views any `Uint8Array` as a `Buffer` without copying, for `indexOf`/`toString`/`copy`. */
+export function asBuffer(bytes: Uint8Array): Buffer {
+  return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+}
+
+/** Copies `buf[start, end)` into memory of its own, so a value never pins or aliases a chunk. */
+export function copyBytes(buf: Buffer, start: number, end: number): Buffer {
+  const out = Buffer.allocUnsafe(end - start)
+  buf.copy(out, 0, start, end)
+  return out
+}
+
+/** Thrown when a bulk's declared length is followed by something other than CRLF. */
+export function missingBulkCRLF(): RespProtocolError {
+  return new RespProtocolError('expected CRLF after bulk string')
+}

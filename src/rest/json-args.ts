@@ -1,0 +1,144 @@
+import type { Arg } from '../reply.js'
+import { badRequest, type RestError } from './errors.js'
+
+/**
+ * Reads a command body: a JSON array of strings and numbers (`["SET","k",1]`), or for a pipeline
+ * a JSON array of such arrays. Numbers keep their source text, so `12345678901234567890` reaches
+ * Redis exactly instead of being rounded through a double, which is why this is not JSON.parse.
+ */
+export function parseCommandArray(text: string): Arg[] | RestError {
+  const reader = new JsonReader(text)
+  const result = reader.document(1)
+  return result instanceof Array ? (result as Arg[]) : result
+}
+
+/** Reads a two-dimensional command array (`/pipeline`, `/multi-exec`). */
+export function parseCommandMatrix(text: string): Arg[][] | RestError {
+  const reader = new JsonReader(text)
+  const result = reader.document(2)
+  return result instanceof Array ? (result as Arg[][]) : result
+}
+
+class JsonReader {
+  private pos = 0
+  constructor(private readonly text: string) {}
+
+  document(depth: 1 | 2): Arg[] | Arg[][] | RestError {
+    this.skipSpace()
+    const value = depth === 1 ? this.argArray() : this.matrix()
+    if (!(value instanceof Array)) return value
+    this.skipSpace()
+    if (this.pos !== this.text.length) return this.fail('unexpected data after the JSON array')
+    return value
+  }
+
+  private matrix(): Arg[][] | RestError {
+    if (this.text[this.pos] !== '[') return this.fail('expected a JSON array of commands, e.g. [["SET","k","v"],["GET","k"]]')
+    this.pos++
+    const rows: Arg[][] = []
+    this.skipSpace()
+    if (this.text[this.pos] === ']') {
+      this.pos++
+      return rows
+    }
+    for (;;) {
+      this.skipSpace()
+      if (this.text[this.pos] !== '[') return this.fail('each command must be a JSON array, e.g. ["GET","k"]')
+      const row = this.argArray()
+      if (!(row instanceof Array)) return row
+      rows.push(row)
+      this.skipSpace()
+      const next = this.text[this.pos++]
+      if (next === ']') return rows
+      if (next !== ',') return this.fail('invalid JSON: expected , or ]', this.pos - 1)
+    }
+  }
+
+  private argArray(): Arg[] | RestError {
+    if (this.text[this.pos] !== '[') return this.fail('expected a JSON array, e.g. ["SET","k","v"]')
+    this.pos++
+    const args: Arg[] = []
+    this.skipSpace()
+    if (this.text[this.pos] === ']') {
+      this.pos++
+      return args
+    }
+    for (;;) {
+      this.skipSpace()
+      const arg = this.arg()
+      if (typeof arg !== 'string') return arg
+      args.push(arg)
+      this.skipSpace()
+      const next = this.text[this.pos++]
+      if (next === ']') return args
+      if (next !== ',') return this.fail('invalid JSON: expected , or ]', this.pos - 1)
+    }
+  }
+
+  private arg(): string | RestError {
+    const c = this.text[this.pos]
+    if (c === '"') return this.string()
+    if (c === '-' || (c >= '0' && c <= '9')) return this.number()
+    if (c === '[' || c === '{') return this.fail('command arguments must be strings or numbers, not arrays or objects')
+    if (this.text.startsWith('true', this.pos) || this.text.startsWith('false', this.pos) || this.text.startsWith('null', this.pos)) {
+      return this.fail('command arguments must be strings or numbers')
+    }
+    return this.fail(c === undefined ? 'invalid JSON: unexpected end of input' : `invalid JSON: unexpected character '${c}'`)
+  }
+
+  private static readonly NUMBER = /-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/y
+
+  private number(): string | RestError {
+    const pattern = JsonReader.NUMBER
+    pattern.lastIndex = this.pos
+    const match = pattern.exec(this.text)
+    if (match === null) return this.fail('invalid JSON number')
+    this.pos += match[0].length
+    return match[0]
+  }
+
+  private static readonly PLAIN = /[^"\\\u0000-\u001f]*/y
+
+  private string(): string | RestError {
+    const start = this.pos
+    const plain = JsonReader.PLAIN
+    plain.lastIndex = start + 1
+    plain.exec(this.text)
+    const end = plain.lastIndex
+    if (this.text[end] === '"') {
+      this.pos = end + 1
+      return this.text.slice(start + 1, end)
+    }
+    // Escapes or control characters: find the closing quote and let JSON.parse do the decoding.
+    let i = end
+    while (i < this.text.length) {
+      const ch = this.text[i]
+      if (ch === '\\') i += 2
+      else if (ch === '"') break
+      else i++
+    }
+    if (i >= this.text.length) return this.fail('invalid JSON: unterminated string', start)
+    try {
+      const value = JSON.parse(this.text.slice(start, i + 1)) as string
+      this.pos = i + 1
+      return value
+    } catch {
+      return this.fail('invalid JSON string', start)
+    }
+  }
+
+  private skipSpace(): void {
+    const text = this.text
+    let pos = this.pos
+    while (pos < text.length) {
+      const c = text.charCodeAt(pos)
+      if (c !== 0x20 && c !== 0x0a && c !== 0x0d && c !== 0x09) break
+      pos++
+    }
+    this.pos = pos
+  }
+
+  private fail(what: string, at = this.pos): RestError {
+    return badRequest(`${what} (at offset ${at} of the request body)`)
+  }
+}

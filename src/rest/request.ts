@@ -1,0 +1,160 @@
+import type { Arg } from '../reply.js'
+import { badRequest, RestError } from './errors.js'
+import { parseCommandArray, parseCommandMatrix } from './json-args.js'
+
+/**
+ * An HTTP request as the gateway sees it, independent of any server framework. Adapters build
+ * one from a Fetch `Request` or a Node `IncomingMessage`.
+ * @public
+ */
+export interface RestRequest {
+  /** HTTP method, upper case. */
+  readonly method: string
+  /** Path and query as in the request line, still percent-encoded: `/set/a/1?EX=10`. */
+  readonly url: string
+  /** Header lookup by name (case-insensitive); a Fetch `Headers` object fits. */
+  readonly headers: { get(name: string): string | null }
+  /** The whole body, when there is one. */
+  readonly body?: Uint8Array
+  /** Peer address for MONITOR lines, `host:port`. */
+  readonly remoteAddress?: string
+}
+
+/**
+ * What a request asks for, after parsing.
+ * @public
+ */
+export type Call =
+  | { readonly type: 'command'; readonly command: Arg[] }
+  | { readonly type: 'pipeline'; readonly commands: Arg[][] }
+  | { readonly type: 'transaction'; readonly commands: Arg[][] }
+  | { readonly type: 'monitor' }
+  | { readonly type: 'subscribe'; readonly kind: 'channel' | 'pattern'; readonly names: Arg[] }
+
+/** The path split off the query. @public */
+export interface RequestTarget {
+  readonly path: string
+  readonly query: string
+}
+
+/** Splits `url` into path and query (without `?`). @public */
+export function splitUrl(url: string): RequestTarget {
+  const q = url.indexOf('?')
+  return q === -1 ? { path: url, query: '' } : { path: url.slice(0, q), query: url.slice(q + 1) }
+}
+
+/** The token of a request: `Authorization: Bearer <token>`, else the `_token` query parameter. @public */
+export function requestToken(headers: RestRequest['headers'], query: string): string | undefined {
+  const authorization = headers.get('authorization')
+  if (authorization !== null) {
+    const match = /^\s*bearer\s+(\S+)\s*$/i.exec(authorization)
+    if (match !== null) return match[1]
+  }
+  if (query.length === 0 || !query.includes('_token=')) return undefined
+  for (const [name, value] of queryPairs(query)) if (name === '_token') return value
+  return undefined
+}
+
+/**
+ * Parses a request into a {@link Call} following the protocol's request forms:
+ * - `/<cmd>/<arg>…` (segments percent-decoded to bytes; a non-empty body is appended as the
+ *   last argument; query parameters other than `_token` follow as `NAME value` pairs)
+ * - `POST /` with a JSON array body
+ * - `POST /pipeline` and `POST /multi-exec` with a two-dimensional JSON array body
+ * - `POST /monitor`, `POST /subscribe/<channel>`, `POST /psubscribe/<pattern>`
+ * @public
+ */
+export function parseCall(method: string, target: RequestTarget, body: Uint8Array | undefined): Call | RestError {
+  const segments = splitPath(target.path)
+  if (segments instanceof RestError) return segments
+  const hasBody = body !== undefined && body.length > 0
+
+  if (segments.length === 1 && method === 'POST' && typeof segments[0] === 'string') {
+    const endpoint = segments[0].toLowerCase()
+    if (endpoint === 'pipeline' || endpoint === 'multi-exec') {
+      if (!hasBody) return badRequest(`empty body: ${endpoint} takes a JSON array of commands, e.g. [["SET","k","v"],["GET","k"]]`)
+      const commands = parseCommandMatrix(decodeUtf8(body))
+      if (commands instanceof RestError) return commands
+      if (commands.length === 0) return badRequest(`${endpoint} needs at least one command`)
+      for (const command of commands) if (command.length === 0) return badRequest('empty command in the request body')
+      return endpoint === 'pipeline' ? { type: 'pipeline', commands } : { type: 'transaction', commands }
+    }
+    if (endpoint === 'monitor') return { type: 'monitor' }
+  }
+  if (segments.length >= 2 && method === 'POST' && typeof segments[0] === 'string') {
+    const endpoint = segments[0].toLowerCase()
+    if (endpoint === 'subscribe') return { type: 'subscribe', kind: 'channel', names: segments.slice(1) }
+    if (endpoint === 'psubscribe') return { type: 'subscribe', kind: 'pattern', names: segments.slice(1) }
+  }
+
+  if (segments.length === 0) {
+    if (!hasBody) return badRequest('empty command: put it in the path (/get/key) or POST a JSON array (["GET","key"])')
+    const command = parseCommandArray(decodeUtf8(body))
+    if (command instanceof RestError) return command
+    if (command.length === 0) return badRequest('empty command in the request body')
+    return { type: 'command', command }
+  }
+
+  const command: Arg[] = segments
+  if (hasBody) command.push(body)
+  if (target.query.length !== 0) {
+    for (const [name, value] of queryPairs(target.query)) {
+      if (name === '_token') continue
+      command.push(name)
+      if (value.length !== 0) command.push(value)
+    }
+  }
+  return { type: 'command', command }
+}
+
+/**
+ * Path segments as command words. ASCII segments without escapes stay strings; escaped
+ * segments are decoded to bytes, so keys need not be UTF-8. A single trailing slash is
+ * tolerated; an empty segment elsewhere (`/set//v`) is refused, since it is almost always a
+ * client bug (send empty arguments in a JSON body).
+ */
+function splitPath(path: string): Arg[] | RestError {
+  let start = path.charCodeAt(0) === 0x2f ? 1 : 0
+  const end = path.length > start && path.charCodeAt(path.length - 1) === 0x2f ? path.length - 1 : path.length
+  const segments: Arg[] = []
+  if (start >= end) return segments
+  while (start <= end) {
+    let slash = path.indexOf('/', start)
+    if (slash === -1 || slash > end) slash = end
+    if (slash === start) return badRequest(`empty path segment at position ${segments.length + 1}: send empty arguments in a JSON body`)
+    const segment = path.slice(start, slash)
+    segments.push(segment.includes('%') ? percentDecode(segment) : segment)
+    start = slash + 1
+  }
+  return segments
+}
+
+/** Percent-decodes to bytes; a malformed escape is kept literally, as browsers do. */
+function percentDecode(segment: string): Arg {
+  const bytes = Buffer.from(segment, 'utf8')
+  const out = Buffer.allocUnsafe(bytes.length)
+  let n = 0
+  for (let i = 0; i < bytes.length; i++) {
+    const b = bytes[i]
+    if (b === 0x25 && i + 2 < bytes.length && isHex(bytes[i + 1]) && isHex(bytes[i + 2])) {
+      out[n++] = parseInt(String.fromCharCode(bytes[i + 1], bytes[i + 2]), 16)
+      i += 2
+    } else out[n++] = b
+  }
+  return out.subarray(0, n)
+}
+
+function isHex(b: number | undefined): boolean {
+  return b !== undefined && ((b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x46) || (b >= 0x61 && b <= 0x66))
+}
+
+/** Query parameters in order, `+` as space, values percent-decoded as UTF-8 text. */
+function* queryPairs(query: string): Generator<[string, string]> {
+  for (const [name, value] of new URLSearchParams(query)) yield [name, value]
+}
+
+const utf8 = new TextDecoder()
+
+function decodeUtf8(bytes: Uint8Array): string {
+  return utf8.decode(bytes)
+}

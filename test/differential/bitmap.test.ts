@@ -1,0 +1,4 @@
+import { runDifferential } from './harness.js'
+import { bitmapCases } from './bitmap.cases.js'
+
+runDifferential('bitmap', bitmapCases)

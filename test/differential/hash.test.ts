@@ -1,0 +1,4 @@
+import { runDifferential } from './harness.js'
+import { hashCases } from './hash.cases.js'
+
+runDifferential('hash', hashCases)

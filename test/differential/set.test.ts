@@ -1,0 +1,4 @@
+import { runDifferential } from './harness.js'
+import { setCases } from './set.cases.js'
+
+runDifferential('set', setCases)

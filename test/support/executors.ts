@@ -1,0 +1,35 @@
+/**
+ * The executors every gateway test runs against (a vitest matrix): the in-memory engine, and the
+ * socket executor in front of a real redis-server (skipped with the reason when the server is
+ * not installed, except under CI=true).
+ */
+import type { Executor } from '../../src/executor/executor.js'
+import { MemoryExecutor } from '../../src/executor/memory/memory-executor.js'
+
+export interface ExecutorUnderTest {
+  readonly name: string
+  /** Why this executor cannot run here, or null. */
+  readonly skipReason: string | null
+  /** A fresh, empty executor; `release` stops what `create` started. */
+  create(): Promise<{ executor: Executor; release(): Promise<void> }>
+}
+
+const memory: ExecutorUnderTest = {
+  name: 'memory',
+  skipReason: null,
+  async create() {
+    const executor = new MemoryExecutor()
+    return { executor, release: () => executor.close() }
+  },
+}
+
+const extra: ExecutorUnderTest[] = []
+
+/** Registers another executor for the matrix (the socket executor registers itself). */
+export function registerExecutor(entry: ExecutorUnderTest): void {
+  extra.push(entry)
+}
+
+export function executorsUnderTest(): readonly ExecutorUnderTest[] {
+  return [memory, ...extra]
+}

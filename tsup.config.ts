@@ -1,0 +1,22 @@
+import { defineConfig } from 'tsup'
+
+export default defineConfig({
+  entry: {
+    index: 'src/index.ts',
+    resp: 'src/resp/index.ts',
+    rest: 'src/rest/index.ts',
+    fetch: 'src/adapters/fetch.ts',
+    node: 'src/adapters/node.ts',
+    memory: 'src/executor/memory/index.ts',
+    auth: 'src/auth/index.ts',
+    cli: 'src/cli.ts',
+  },
+  format: ['esm', 'cjs'],
+  dts: { entry: { index: 'src/index.ts', resp: 'src/resp/index.ts', rest: 'src/rest/index.ts', fetch: 'src/adapters/fetch.ts', node: 'src/adapters/node.ts', memory: 'src/executor/memory/index.ts', auth: 'src/auth/index.ts' } },
+  target: 'node20',
+  platform: 'node',
+  splitting: true,
+  sourcemap: true,
+  clean: true,
+  shims: false,
+})
