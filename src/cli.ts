@@ -44,13 +44,14 @@ function readOptions(argv: string[], env: NodeJS.ProcessEnv): CliOptions {
   }
   const port = Number(values.port ?? env.PORT ?? 8080)
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`invalid --port: ${values.port}`)
-  const given = values.token ?? env.SERVICE_REST_TOKEN ?? env.UPSTASH_REDIS_REST_TOKEN
+  // An empty variable counts as unset, so `SERVICE_REST_TOKEN= restis` still gets a real token.
+  const given = values.token || env.SERVICE_REST_TOKEN || env.UPSTASH_REDIS_REST_TOKEN || undefined
   return {
     port,
     host: values.host ?? '127.0.0.1',
     token: given ?? generateToken(),
     tokenGenerated: given === undefined,
-    readonlyToken: values['readonly-token'] ?? env.SERVICE_REST_READONLY_TOKEN,
+    readonlyToken: values['readonly-token'] || env.SERVICE_REST_READONLY_TOKEN || undefined,
   }
 }
 

@@ -16,7 +16,7 @@ export interface EventSink {
 
 /**
  * A stream of events that runs until the client goes away (`signal` aborts) or the backend
- * ends it. `run` resolves when the stream is over.
+ * ends it. `run` resolves when the stream is over and never rejects.
  * @public
  */
 export interface EventStream {
@@ -72,6 +72,8 @@ export function eventStream(
           : undefined
       try {
         await produce((data) => send(formatEvent(data)), stop.signal)
+      } catch {
+        // The backend failed: the stream ends; the client sees the connection close.
       } finally {
         if (timer !== undefined) clearInterval(timer)
         clientSignal.removeEventListener('abort', abort)

@@ -401,4 +401,21 @@ export const hashCases: DiffCase[] = [
       ['HLEN', 'g'],
     ],
   },
+  {
+    name: 'CONFIG SET hash-max-listpack-* applies to the next write',
+    commands: [
+      ['CONFIG', 'SET', 'hash-max-listpack-entries', '2'],
+      ['HSET', 'h', 'a', '1', 'b', '2'],
+      ['OBJECT', 'ENCODING', 'h'],
+      ['HSET', 'h', 'c', '3'],
+      ['OBJECT', 'ENCODING', 'h'],
+      ['CONFIG', 'SET', 'hash-max-listpack-entries', '512'],
+      ['CONFIG', 'SET', 'hash-max-listpack-value', '3'],
+      ['HSET', 'g', 'abc', 'xyz'],
+      ['OBJECT', 'ENCODING', 'g'],
+      ['HSET', 'g', 'abcd', '1'],
+      ['OBJECT', 'ENCODING', 'g'],
+      ['CONFIG', 'SET', 'hash-max-listpack-value', '64'],
+    ],
+  },
 ]

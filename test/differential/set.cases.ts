@@ -437,4 +437,15 @@ export const setCases: DiffCase[] = [
       ['OBJECT', 'ENCODING', 'n'],
     ],
   },
+  {
+    name: 'CONFIG SET set-max-intset-entries applies to the next write',
+    commands: [
+      ['CONFIG', 'SET', 'set-max-intset-entries', '2'],
+      ['SADD', 's', '1', '2'],
+      ['OBJECT', 'ENCODING', 's'],
+      ['SADD', 's', '3'],
+      ['OBJECT', 'ENCODING', 's'],
+      ['CONFIG', 'SET', 'set-max-intset-entries', '512'],
+    ],
+  },
 ]

@@ -148,7 +148,7 @@ const counterCases: DiffCase[] = [
   },
   {
     name: 'INCRBYFLOAT refuses texts of 5120 bytes or more',
-    commands: [['INCRBYFLOAT', 'k', '0.' + '0'.repeat(5116) + '1'], ['INCRBYFLOAT', 'k', '0.' + '0'.repeat(5117) + '1'], ['SET', 'l', '1' + '0'.repeat(5119)], ['INCRBYFLOAT', 'l', '1'], ['INCRBYFLOAT', 'l2', '1'.repeat(4000)]],
+    commands: [['INCRBYFLOAT', 'k', '0'.repeat(5118) + '1'], ['INCRBYFLOAT', 'k', '0'.repeat(5119) + '1'], ['INCRBYFLOAT', 'k', '1.' + '0'.repeat(5117)], ['SET', 'l', '1' + '0'.repeat(5119)], ['INCRBYFLOAT', 'l', '1'], ['INCRBYFLOAT', 'l2', '1'.repeat(4000)]],
   },
   { name: 'INCRBYFLOAT checks the type, then the value, then the increment', commands: [HASH, ['INCRBYFLOAT', 'h', '1'], ['INCRBYFLOAT', 'h', 'abc'], ['SET', 'k', 'abc'], ['INCRBYFLOAT', 'k', 'nan']] },
 ]

@@ -140,15 +140,12 @@ export class Pool {
       this.#lastError = undefined
       return connection
     } catch (error) {
-      // A refused handshake (wrong password, bad database) is an answer, not an outage: no backoff.
-      if (!(error instanceof HandshakeError)) {
-        this.#failures++
-        const { reconnectDelay, maxReconnectDelay } = this.#settings
-        const delay = Math.min(maxReconnectDelay, reconnectDelay * 2 ** Math.min(this.#failures - 1, 30))
-        // "Equal jitter": between half and all of the delay, so pools do not retry in lockstep.
-        this.#retryAt = Date.now() + delay / 2 + Math.random() * (delay / 2)
-        this.#lastError = error as Error
-      }
+      this.#failures++
+      const { reconnectDelay, maxReconnectDelay } = this.#settings
+      const delay = Math.min(maxReconnectDelay, reconnectDelay * 2 ** Math.min(this.#failures - 1, 30))
+      // "Equal jitter": between half and all of the delay, so pools do not retry in lockstep.
+      this.#retryAt = Date.now() + delay / 2 + Math.random() * (delay / 2)
+      this.#lastError = error as Error
       throw error
     }
   }
@@ -159,6 +156,8 @@ export class Pool {
     if (this.#lastError === undefined) return undefined
     const wait = Math.ceil(this.#retryAt - Date.now())
     if (wait <= 0) return undefined
+    // A refused handshake is the server's answer: repeat it as it was.
+    if (this.#lastError instanceof HandshakeError) return this.#lastError
     return new BackendUnavailableError(`${this.#lastError.message} (next attempt in ${wait} ms)`)
   }
 

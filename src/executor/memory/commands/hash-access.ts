@@ -29,13 +29,26 @@ export function deleteIfEmpty(ctx: CommandContext, key: string, hash: HashValue)
   if (hash.size === 0 && ctx.db.data.get(key) === hash) ctx.db.remove(key)
 }
 
-/** `hash-max-listpack-entries` / `-value` as currently configured. */
+/** The last limits read from CONFIG, reused while the configured texts stay the same. */
+let cached: { entries: string | undefined; value: string | undefined; limits: HashLimits } = {
+  entries: undefined,
+  value: undefined,
+  limits: DEFAULT_HASH_LIMITS,
+}
+
+/** `hash-max-listpack-entries` / `-value` as currently configured (CONFIG SET applies at once). */
 export function hashLimits(ctx: CommandContext): HashLimits {
   const config = ctx.engine.config
-  const entries = configInteger(config.get('hash-max-listpack-entries'))
-  const value = configInteger(config.get('hash-max-listpack-value'))
-  if (entries === undefined && value === undefined) return DEFAULT_HASH_LIMITS
-  return { entries: entries ?? DEFAULT_HASH_LIMITS.entries, value: value ?? DEFAULT_HASH_LIMITS.value }
+  const entries = config.get('hash-max-listpack-entries')
+  const value = config.get('hash-max-listpack-value')
+  if (entries !== cached.entries || value !== cached.value) {
+    const limits = {
+      entries: configInteger(entries) ?? DEFAULT_HASH_LIMITS.entries,
+      value: configInteger(value) ?? DEFAULT_HASH_LIMITS.value,
+    }
+    cached = { entries, value, limits }
+  }
+  return cached.limits
 }
 
 function configInteger(text: string | undefined): number | undefined {

@@ -9,8 +9,9 @@ import {
   NUMKEYS_NOT_POSITIVE,
   SYNTAX,
   WRONGTYPE,
+  wrongArity,
 } from '../errors.js'
-import { readInteger } from '../numbers.js'
+import { readInt64, readInteger } from '../numbers.js'
 import { ListValue } from '../types/list.js'
 
 /**
@@ -27,7 +28,7 @@ const RANK_ZERO = new ReplyError(
 const LPOS_COUNT_NEGATIVE = new ReplyError("ERR COUNT can't be negative")
 const LPOS_MAXLEN_NEGATIVE = new ReplyError("ERR MAXLEN can't be negative")
 /** `LONG_MIN`: negating it overflows in Redis, which makes LPOS treat it specially (see lpos). */
-const LONG_MIN = -(2 ** 63)
+const LONG_MIN = -(2n ** 63n)
 
 type End = 'head' | 'tail'
 
@@ -94,6 +95,8 @@ function rpushx(ctx: CommandContext, argv: readonly string[]): Out {
  * key before the zero).
  */
 function popElements(ctx: CommandContext, argv: readonly string[], end: End): Out {
+  // The table's arity (-2) lets more arguments through; Redis's handler refuses them itself.
+  if (argv.length > 3) return wrongArity(ctx.name)
   const hasCount = argv.length === 3
   let count = 1
   if (hasCount) {
@@ -226,16 +229,18 @@ function linsert(ctx: CommandContext, argv: readonly string[]): Out {
  */
 function lpos(ctx: CommandContext, argv: readonly string[]): Out {
   let rank = 1
+  let rankIsLongMin = false
   let count = -1
   let maxlen = 0
   for (let i = 3; i < argv.length; i++) {
     const option = argv[i].toLowerCase()
     const hasValue = i + 1 < argv.length
     if (option === 'rank' && hasValue) {
-      const value = readInteger(argv[++i])
+      const value = readInt64(argv[++i])
       if (value === null) return NOT_INTEGER
-      if (value === 0) return RANK_ZERO
-      rank = value
+      if (value === 0n) return RANK_ZERO
+      rankIsLongMin = value === LONG_MIN
+      rank = Number(value)
     } else if (option === 'count' && hasValue) {
       const value = readInteger(argv[++i])
       if (value === null || value < 0) return LPOS_COUNT_NEGATIVE
@@ -256,7 +261,7 @@ function lpos(ctx: CommandContext, argv: readonly string[]): Out {
   // Redis negates a negative rank in a C long: LONG_MIN stays LONG_MIN, so every match
   // qualifies and the COUNT test (which then overflows) never stops the scan.
   let limit = count
-  if (rank === LONG_MIN) {
+  if (rankIsLongMin) {
     rank = 1
     limit = 0
   } else if (fromTail) {

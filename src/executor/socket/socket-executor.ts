@@ -1,0 +1,308 @@
+/**
+ * The socket executor: RESP2 over TCP or TLS to any Redis-compatible server.
+ *
+ * @packageDocumentation
+ */
+
+import { ReplyError, type Arg, type Command, type Reply } from '../../reply.js'
+import { BackendUnavailableError, type CallContext, type Executor, type MonitorEvent, type PubSubEvent, type Subscription } from '../executor.js'
+import { HandshakeError, type ConnectionCounters } from './connection.js'
+import { resolveOptions, type ConnectionConfig, type ExecutorConfig, type SocketExecutorOptions } from './options.js'
+import { Pool } from './pool.js'
+import { MonitorHub, SubscriberHub } from './streams.js'
+
+/**
+ * What a {@link SocketExecutor} holds open, for tests and dashboards.
+ * @public
+ */
+export interface SocketExecutorStats {
+  /** Open sockets, of every kind. */
+  readonly connections: number
+  /** Pools: the default one plus one per other database / ACL user in use. */
+  readonly pools: number
+  /** Shared subscriber connections open (one per set of credentials with subscribers). */
+  readonly subscriberConnections: number
+  /** Local `subscribe()` calls being served. */
+  readonly subscribers: number
+  /** Shared MONITOR connections open. */
+  readonly monitorConnections: number
+  /** Local `monitor()` calls being served. */
+  readonly monitors: number
+  /** `socket.write` calls so far (same-tick commands share one). */
+  readonly writes: number
+}
+
+/**
+ * Commands that would change the state of a shared connection (its user, database, protocol,
+ * transaction or subscription state) or make one command answer with several replies. They are
+ * refused with `ERR Command is not available`; use `CallContext`, `transaction()`,
+ * `subscribe()` and `monitor()` instead. SELECT is the exception, see {@link SocketExecutor}.
+ */
+const REFUSED = new Set([
+  'auth', 'hello', 'multi', 'exec', 'discard', 'watch', 'reset', 'quit', 'monitor', 'sync', 'psync',
+  'subscribe', 'psubscribe', 'ssubscribe', 'unsubscribe', 'punsubscribe', 'sunsubscribe',
+])
+const REFUSED_CLIENT = new Set(['reply', 'tracking', 'setname', 'setinfo', 'caching', 'no-evict', 'no-touch'])
+/** Commands that block their connection until data arrives: they get a connection of their own. */
+const BLOCKING = new Set(['blpop', 'brpop', 'brpoplpush', 'blmove', 'blmpop', 'bzpopmin', 'bzpopmax', 'bzmpop', 'wait', 'waitaof'])
+
+type Kind = 'plain' | 'select' | 'blocking' | ReplyError
+
+function lower(arg: Arg | undefined): string {
+  if (arg === undefined) return ''
+  const text = typeof arg === 'string' ? arg : Buffer.from(arg.buffer, arg.byteOffset, arg.byteLength).toString('latin1')
+  return text.toLowerCase()
+}
+
+function classify(command: Command): Kind {
+  const name = lower(command[0])
+  if (REFUSED.has(name)) return notAvailable(name)
+  if (name === 'select') return 'select'
+  if (name === 'client' && REFUSED_CLIENT.has(lower(command[1]))) return notAvailable(`client|${lower(command[1])}`)
+  if (BLOCKING.has(name)) return 'blocking'
+  if ((name === 'xread' || name === 'xreadgroup') && command.some((arg) => lower(arg) === 'block')) return 'blocking'
+  return 'plain'
+}
+
+function notAvailable(name: string): ReplyError {
+  return new ReplyError(`ERR Command is not available: '${name}'`)
+}
+
+const EXEC_ABORT = new ReplyError('EXECABORT Transaction discarded because of previous errors.')
+
+/**
+ * An {@link Executor} that sends commands to a Redis-compatible server over RESP2.
+ *
+ * - Plain commands and pipelines share a small pool of pipelined connections; commands issued
+ *   in the same tick go out in one write. Transactions (`MULTI … EXEC` in one write) and
+ *   blocking commands take a connection of their own for their duration.
+ * - `CallContext.db` and `CallContext.user`/`password` run on pools whose connections SELECTed
+ *   that database and AUTHenticated as that user. A refused AUTH answers the server's
+ *   `WRONGPASS …` as a {@link ReplyError}.
+ * - `subscribe()` and `monitor()` share one connection each, fanned out to every listener.
+ * - When the server goes away, every command in flight rejects with
+ *   {@link BackendUnavailableError}; new calls fail fast while a reconnection backoff runs, and
+ *   the executor serves again once the server is back.
+ * - `SELECT n` as a command runs and is undone in the same write (`SELECT n`, `SELECT <pool db>`),
+ *   so it affects only the rest of its own pipeline or transaction, as in the memory executor.
+ * @public
+ */
+export class SocketExecutor implements Executor {
+  readonly #config: ExecutorConfig
+  readonly #counters: ConnectionCounters = { open: 0, writes: 0 }
+  readonly #default: Pool
+  /** Pools for other databases and users, least recently used first. */
+  readonly #pools = new Map<string, Pool>()
+  readonly #subscriberHubs = new Map<string, SubscriberHub>()
+  readonly #monitorHubs = new Map<string, MonitorHub>()
+  #closed = false
+
+  constructor(options: SocketExecutorOptions = {}) {
+    this.#config = resolveOptions(options)
+    this.#default = this.#newPool(this.#config)
+  }
+
+  /** Where this executor connects, e.g. `127.0.0.1:6379`. */
+  get address(): string {
+    return `${this.#config.host}:${this.#config.port}`
+  }
+
+  get stats(): SocketExecutorStats {
+    let subscriberConnections = 0
+    let subscribers = 0
+    let monitorConnections = 0
+    let monitors = 0
+    for (const hub of this.#subscriberHubs.values()) {
+      if (hub.connected) subscriberConnections++
+      subscribers += hub.size
+    }
+    for (const hub of this.#monitorHubs.values()) {
+      if (hub.connected) monitorConnections++
+      monitors += hub.size
+    }
+    return {
+      connections: this.#counters.open,
+      pools: 1 + this.#pools.size,
+      subscriberConnections,
+      subscribers,
+      monitorConnections,
+      monitors,
+      writes: this.#counters.writes,
+    }
+  }
+
+  exec(command: Command, context?: CallContext): Promise<Reply> {
+    if (this.#closed) return Promise.reject(new BackendUnavailableError('executor closed'))
+    const kind = classify(command)
+    if (kind instanceof ReplyError) return Promise.resolve(kind)
+    const pool = this.#pool(context)
+    if (pool instanceof ReplyError) return Promise.resolve(pool)
+    let reply: Promise<Reply>
+    if (kind === 'plain') reply = pool.send(command)
+    else if (kind === 'select') reply = pool.sendBatch([command, ['SELECT', String(pool.config.database)]]).then((replies) => replies[0])
+    else reply = pool.exclusive([command]).then((replies) => replies[0])
+    return pool === this.#default ? reply : reply.catch((error: unknown) => this.#refused(pool, error))
+  }
+
+  pipeline(commands: readonly Command[], context?: CallContext): Promise<Reply[]> {
+    if (this.#closed) return Promise.reject(new BackendUnavailableError('executor closed'))
+    const pool = this.#pool(context)
+    if (pool instanceof ReplyError) return Promise.resolve(commands.map(() => pool))
+    const slots: (ReplyError | undefined)[] = []
+    const send: Command[] = []
+    let selects = false
+    let blocking = false
+    for (const command of commands) {
+      const kind = classify(command)
+      if (kind instanceof ReplyError) {
+        slots.push(kind)
+        continue
+      }
+      slots.push(undefined)
+      send.push(command)
+      if (kind === 'select') selects = true
+      else if (kind === 'blocking') blocking = true
+    }
+    if (selects) send.push(['SELECT', String(pool.config.database)])
+    const sent = send.length === 0 ? Promise.resolve([]) : blocking ? pool.exclusive(send) : pool.sendBatch(send)
+    const merged = sent.then((replies) => {
+      let next = 0
+      return slots.map((refusal) => refusal ?? replies[next++])
+    })
+    if (pool === this.#default) return merged
+    return merged.catch((error: unknown) => this.#refused(pool, error).then((reply) => commands.map(() => reply)))
+  }
+
+  async transaction(commands: readonly Command[], context?: CallContext): Promise<Reply[] | ReplyError> {
+    if (this.#closed) throw new BackendUnavailableError('executor closed')
+    let selects = false
+    for (const command of commands) {
+      const kind = classify(command)
+      if (kind instanceof ReplyError) return kind
+      if (kind === 'select') selects = true
+    }
+    const pool = this.#pool(context)
+    if (pool instanceof ReplyError) return pool
+    const batch: Command[] = [['MULTI'], ...commands, ['EXEC']]
+    if (selects) batch.push(['SELECT', String(pool.config.database)])
+    let replies: Reply[]
+    try {
+      replies = await pool.exclusive(batch)
+    } catch (error) {
+      if (pool === this.#default) throw error
+      return this.#refused(pool, error)
+    }
+    const multi = replies[0]
+    if (multi instanceof ReplyError) return multi
+    const exec = replies[commands.length + 1]
+    if (exec instanceof ReplyError) return exec
+    // A null EXEC means a WATCHed key changed; WATCH is refused, so this is only defensive.
+    if (!Array.isArray(exec)) return EXEC_ABORT
+    return exec as Reply[]
+  }
+
+  subscribe(target: Subscription, onEvent: (event: PubSubEvent) => void, signal: AbortSignal, context?: CallContext): Promise<void> {
+    if (this.#closed) return Promise.reject(new BackendUnavailableError('executor closed'))
+    const { key, config } = this.#credentials(context)
+    let hub = this.#subscriberHubs.get(key)
+    if (hub === undefined) {
+      hub = new SubscriberHub(config, this.#counters)
+      this.#subscriberHubs.set(key, hub)
+    }
+    const used = hub
+    const forget = (): void => {
+      if (key !== '' && used.size === 0 && !used.connected && this.#subscriberHubs.get(key) === used) this.#subscriberHubs.delete(key)
+    }
+    const done = used.subscribe(target, onEvent, signal)
+    done.then(forget, forget)
+    return done
+  }
+
+  monitor(onEvent: (event: MonitorEvent) => void, signal: AbortSignal, context?: CallContext): Promise<void> {
+    if (this.#closed) return Promise.reject(new BackendUnavailableError('executor closed'))
+    const { key, config } = this.#credentials(context)
+    let hub = this.#monitorHubs.get(key)
+    if (hub === undefined) {
+      hub = new MonitorHub(config, this.#counters)
+      this.#monitorHubs.set(key, hub)
+    }
+    const used = hub
+    const forget = (): void => {
+      if (key !== '' && used.size === 0 && !used.connected && this.#monitorHubs.get(key) === used) this.#monitorHubs.delete(key)
+    }
+    const done = used.monitor(onEvent, signal)
+    done.then(forget, forget)
+    return done
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return
+    this.#closed = true
+    this.#default.close()
+    for (const pool of this.#pools.values()) pool.close()
+    for (const hub of this.#subscriberHubs.values()) hub.close()
+    for (const hub of this.#monitorHubs.values()) hub.close()
+    this.#pools.clear()
+    this.#subscriberHubs.clear()
+    this.#monitorHubs.clear()
+  }
+
+  #newPool(config: ConnectionConfig): Pool {
+    const { poolSize, reconnectDelay, maxReconnectDelay } = this.#config
+    return new Pool(config, { size: poolSize, reconnectDelay, maxReconnectDelay }, this.#counters)
+  }
+
+  /** Who the context runs as: a map key ('' for the configured credentials) and connection settings. */
+  #credentials(context: CallContext | undefined): { key: string; config: ConnectionConfig } {
+    const user = context?.user
+    if (user === undefined || (user === this.#config.username && context?.password === this.#config.password)) {
+      return { key: '', config: this.#config }
+    }
+    const password = context?.password ?? ''
+    return { key: `${user}\n${password}`, config: { ...this.#config, username: user, password } }
+  }
+
+  /** The pool for a context's database and user. */
+  #pool(context: CallContext | undefined): Pool | ReplyError {
+    if (context === undefined || (context.db === undefined && context.user === undefined)) return this.#default
+    const db = context.db ?? this.#config.database
+    if (!Number.isSafeInteger(db) || db < 0) return new ReplyError('ERR DB index is out of range')
+    const { key: who, config } = this.#credentials(context)
+    if (who === '' && db === this.#config.database) return this.#default
+    const key = `${db}\n${who}`
+    let pool = this.#pools.get(key)
+    if (pool !== undefined) {
+      this.#pools.delete(key) // re-inserted below: the map stays in least-recently-used order
+    } else {
+      pool = this.#newPool({ ...config, database: db })
+      this.#evict()
+    }
+    this.#pools.set(key, pool)
+    return pool
+  }
+
+  /** Keeps at most `maxPools` extra pools, closing the least recently used idle ones. */
+  #evict(): void {
+    for (const [key, pool] of this.#pools) {
+      if (this.#pools.size < this.#config.maxPools) return
+      if (pool.busy) continue
+      pool.close()
+      this.#pools.delete(key)
+    }
+  }
+
+  /**
+   * A context pool's handshake was refused (WRONGPASS, bad database): the server's error is the
+   * reply, and the pool goes, so a corrected password is tried afresh. Other failures stay failures.
+   */
+  async #refused(pool: Pool, error: unknown): Promise<ReplyError> {
+    if (!(error instanceof HandshakeError)) throw error
+    for (const [key, candidate] of this.#pools) {
+      if (candidate === pool) {
+        this.#pools.delete(key)
+        pool.close()
+      }
+    }
+    return error.reply
+  }
+}

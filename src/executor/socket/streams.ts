@@ -1,0 +1,385 @@
+/**
+ * Pub/sub and MONITOR over shared connections: one subscriber connection and one monitor
+ * connection (per set of credentials) serve every local listener, fanning events out.
+ *
+ * SUBSCRIBE/PSUBSCRIBE are reference-counted per channel/pattern: the first local subscriber
+ * subscribes on the server, the last one to leave unsubscribes, and the connection closes when
+ * nobody listens any more.
+ *
+ * @packageDocumentation
+ */
+
+import { ReplyError, Status, type Bytes, type Reply } from '../../reply.js'
+import { BackendUnavailableError, type MonitorEvent, type PubSubEvent, type Subscription } from '../executor.js'
+import { Connection, type ConnectionCounters } from './connection.js'
+import type { ConnectionConfig } from './options.js'
+
+type Kind = Subscription['kind']
+
+/** One channel or pattern subscribed on the server. */
+interface Entry {
+  readonly name: Buffer
+  /** Local subscribers, confirmed or waiting for the server's confirmation. */
+  readonly subscribers: Set<Subscriber>
+  /** Those that received their confirmation: they get messages. */
+  readonly listeners: Set<Subscriber>
+  confirmed: boolean
+}
+
+/** One `subscribe()` call. */
+interface Subscriber {
+  readonly kind: Kind
+  readonly keys: readonly string[]
+  readonly names: readonly Buffer[]
+  /** Per name: the server confirmed the channel; confirmations are emitted in name order. */
+  readonly ready: boolean[]
+  next: number
+  /** Distinct names confirmed so far: the `count` of the confirmation events. */
+  readonly confirmed: Set<string>
+  readonly onEvent: (event: PubSubEvent) => void
+  done: boolean
+  settle: (error?: Error) => void
+}
+
+function toBuffer(arg: string | Bytes): Buffer {
+  return typeof arg === 'string' ? Buffer.from(arg, 'utf8') : Buffer.from(arg.buffer, arg.byteOffset, arg.byteLength)
+}
+
+function text(reply: Reply): string | undefined {
+  return reply instanceof Uint8Array ? Buffer.from(reply.buffer, reply.byteOffset, reply.byteLength).toString('latin1') : undefined
+}
+
+/** Runs `listener`; if it throws, `onThrow` gets the error instead of the connection. */
+function safely(listener: () => void, onThrow: (error: Error) => void): void {
+  try {
+    listener()
+  } catch (error) {
+    onThrow(error instanceof Error ? error : new Error(String(error)))
+  }
+}
+
+export class SubscriberHub {
+  readonly #config: ConnectionConfig
+  readonly #counters: ConnectionCounters
+  #connection: Connection | undefined
+  #connecting: Promise<Connection> | undefined
+  readonly #maps: Record<Kind, Map<string, Entry>> = { channel: new Map(), pattern: new Map() }
+  /** SUBSCRIBE/PSUBSCRIBE confirmations still to come, per `kind:name`. */
+  readonly #outstanding = new Map<string, number>()
+  readonly #subscribers = new Set<Subscriber>()
+
+  constructor(config: ConnectionConfig, counters: ConnectionCounters) {
+    this.#config = config
+    this.#counters = counters
+  }
+
+  /** Local subscribers. */
+  get size(): number {
+    return this.#subscribers.size
+  }
+
+  /** Whether the shared connection is open. */
+  get connected(): boolean {
+    return this.#connection !== undefined
+  }
+
+  subscribe(target: Subscription, onEvent: (event: PubSubEvent) => void, signal: AbortSignal): Promise<void> {
+    if (signal.aborted) return Promise.resolve()
+    return new Promise<void>((resolve, reject) => {
+      const names = target.names.map(toBuffer)
+      const subscriber: Subscriber = {
+        kind: target.kind,
+        names,
+        keys: names.map((name) => name.toString('latin1')),
+        ready: names.map(() => false),
+        next: 0,
+        confirmed: new Set(),
+        onEvent,
+        done: false,
+        settle: (error) => {
+          if (subscriber.done) return
+          subscriber.done = true
+          signal.removeEventListener('abort', onAbort)
+          this.#leave(subscriber)
+          if (error === undefined) resolve()
+          else reject(error)
+        },
+      }
+      const onAbort = (): void => subscriber.settle()
+      signal.addEventListener('abort', onAbort, { once: true })
+      this.#join(subscriber).catch((error: Error) => subscriber.settle(error))
+    })
+  }
+
+  /** Closes the connection; every subscriber rejects. */
+  close(): void {
+    this.#reset(new BackendUnavailableError('executor closed'))
+  }
+
+  async #join(subscriber: Subscriber): Promise<void> {
+    const connection = await this.#open()
+    if (subscriber.done) {
+      this.#closeIfIdle()
+      return
+    }
+    this.#subscribers.add(subscriber)
+    const map = this.#maps[subscriber.kind]
+    const fresh: Buffer[] = []
+    subscriber.keys.forEach((key, i) => {
+      let entry = map.get(key)
+      if (entry === undefined) {
+        entry = { name: subscriber.names[i], subscribers: new Set(), listeners: new Set(), confirmed: false }
+        map.set(key, entry)
+        fresh.push(entry.name)
+        const tag = `${subscriber.kind}:${key}`
+        this.#outstanding.set(tag, (this.#outstanding.get(tag) ?? 0) + 1)
+      }
+      entry.subscribers.add(subscriber)
+      if (entry.confirmed) subscriber.ready[i] = true
+    })
+    this.#emitConfirmations(subscriber)
+    if (fresh.length > 0) connection.sendPush([subscriber.kind === 'channel' ? 'SUBSCRIBE' : 'PSUBSCRIBE', ...fresh], fresh.length)
+  }
+
+  #open(): Promise<Connection> {
+    if (this.#connection !== undefined) return Promise.resolve(this.#connection)
+    this.#connecting ??= Connection.open(this.#config, this.#counters).then(
+      (connection) => {
+        this.#connecting = undefined
+        this.#connection = connection
+        connection.usePushMode((reply) => this.#onPush(reply))
+        connection.onClose = (error) => {
+          if (this.#connection === connection) this.#reset(error)
+        }
+        return connection
+      },
+      (error: Error) => {
+        this.#connecting = undefined
+        throw error
+      },
+    )
+    return this.#connecting
+  }
+
+  /** Emits, in name order, the confirmations the server has given; each starts that name's messages. */
+  #emitConfirmations(subscriber: Subscriber): void {
+    const map = this.#maps[subscriber.kind]
+    while (!subscriber.done && subscriber.next < subscriber.keys.length && subscriber.ready[subscriber.next]) {
+      const i = subscriber.next++
+      const key = subscriber.keys[i]
+      subscriber.confirmed.add(key)
+      map.get(key)?.listeners.add(subscriber)
+      const event: PubSubEvent = {
+        type: subscriber.kind === 'channel' ? 'subscribe' : 'psubscribe',
+        channel: subscriber.names[i],
+        count: subscriber.confirmed.size,
+      }
+      safely(() => subscriber.onEvent(event), (error) => subscriber.settle(error))
+    }
+  }
+
+  #onPush(reply: Reply): boolean {
+    if (reply instanceof ReplyError) {
+      // A refused SUBSCRIBE (ACL) answers the whole command with one error: the replies can no
+      // longer be matched to channels, so this connection ends and its subscribers fail.
+      throw new BackendUnavailableError(`subscription refused: ${reply.message}`)
+    }
+    if (!Array.isArray(reply) || reply.length < 3) throw new BackendUnavailableError('unexpected reply on the subscriber connection')
+    const items = reply as readonly Reply[]
+    switch (text(items[0])) {
+      case 'message': {
+        const entry = this.#maps.channel.get(text(items[1]) ?? '')
+        if (entry === undefined) return false
+        const event: PubSubEvent = { type: 'message', channel: items[1] as Bytes, message: items[2] as Bytes }
+        for (const listener of entry.listeners) safely(() => listener.onEvent(event), (error) => listener.settle(error))
+        return false
+      }
+      case 'pmessage': {
+        const entry = this.#maps.pattern.get(text(items[1]) ?? '')
+        if (entry === undefined) return false
+        const event: PubSubEvent = { type: 'pmessage', pattern: items[1] as Bytes, channel: items[2] as Bytes, message: items[3] as Bytes }
+        for (const listener of entry.listeners) safely(() => listener.onEvent(event), (error) => listener.settle(error))
+        return false
+      }
+      case 'subscribe':
+        this.#confirmed('channel', text(items[1]) ?? '')
+        return true
+      case 'psubscribe':
+        this.#confirmed('pattern', text(items[1]) ?? '')
+        return true
+      case 'unsubscribe':
+      case 'punsubscribe':
+        return true
+      default:
+        throw new BackendUnavailableError('unexpected reply on the subscriber connection')
+    }
+  }
+
+  /** The server confirmed a SUBSCRIBE; once the latest one for a name is, its waiters are in. */
+  #confirmed(kind: Kind, key: string): void {
+    const tag = `${kind}:${key}`
+    const left = (this.#outstanding.get(tag) ?? 1) - 1
+    if (left > 0) {
+      this.#outstanding.set(tag, left)
+      return
+    }
+    this.#outstanding.delete(tag)
+    const entry = this.#maps[kind].get(key)
+    if (entry === undefined || entry.confirmed) return
+    entry.confirmed = true
+    for (const subscriber of entry.subscribers) {
+      subscriber.keys.forEach((k, i) => {
+        if (k === key) subscriber.ready[i] = true
+      })
+      this.#emitConfirmations(subscriber)
+    }
+  }
+
+  #leave(subscriber: Subscriber): void {
+    if (!this.#subscribers.delete(subscriber)) return
+    const map = this.#maps[subscriber.kind]
+    const gone: Buffer[] = []
+    for (const key of new Set(subscriber.keys)) {
+      const entry = map.get(key)
+      if (entry === undefined) continue
+      entry.subscribers.delete(subscriber)
+      entry.listeners.delete(subscriber)
+      if (entry.subscribers.size === 0) {
+        map.delete(key)
+        gone.push(entry.name)
+      }
+    }
+    if (this.#closeIfIdle()) return
+    if (gone.length > 0) this.#connection?.sendPush([subscriber.kind === 'channel' ? 'UNSUBSCRIBE' : 'PUNSUBSCRIBE', ...gone], gone.length)
+  }
+
+  /** Nobody listens any more: the connection goes at once. */
+  #closeIfIdle(): boolean {
+    if (this.#subscribers.size > 0) return false
+    const connection = this.#connection
+    this.#connection = undefined
+    this.#maps.channel.clear()
+    this.#maps.pattern.clear()
+    this.#outstanding.clear()
+    connection?.close()
+    return true
+  }
+
+  #reset(error: Error): void {
+    const subscribers = [...this.#subscribers]
+    this.#subscribers.clear()
+    this.#closeIfIdle()
+    for (const subscriber of subscribers) subscriber.settle(error)
+  }
+}
+
+interface MonitorListener {
+  readonly onEvent: (event: MonitorEvent) => void
+  settle: (error?: Error) => void
+}
+
+export class MonitorHub {
+  readonly #config: ConnectionConfig
+  readonly #counters: ConnectionCounters
+  #connection: Connection | undefined
+  /** Resolves once the server answered MONITOR with OK. */
+  #starting: Promise<Connection> | undefined
+  readonly #listeners = new Set<MonitorListener>()
+
+  constructor(config: ConnectionConfig, counters: ConnectionCounters) {
+    this.#config = config
+    this.#counters = counters
+  }
+
+  get size(): number {
+    return this.#listeners.size
+  }
+
+  get connected(): boolean {
+    return this.#connection !== undefined
+  }
+
+  /** Delivers MONITOR lines until `signal` aborts; rejects when the connection fails. */
+  monitor(onEvent: (event: MonitorEvent) => void, signal: AbortSignal): Promise<void> {
+    if (signal.aborted) return Promise.resolve()
+    return new Promise<void>((resolve, reject) => {
+      let done = false
+      const listener: MonitorListener = {
+        onEvent,
+        settle: (error) => {
+          if (done) return
+          done = true
+          signal.removeEventListener('abort', onAbort)
+          this.#listeners.delete(listener)
+          this.#closeIfIdle()
+          if (error === undefined) resolve()
+          else reject(error)
+        },
+      }
+      const onAbort = (): void => listener.settle()
+      signal.addEventListener('abort', onAbort, { once: true })
+      this.#listeners.add(listener)
+      this.#start().catch((error: Error) => listener.settle(error))
+    })
+  }
+
+  close(): void {
+    this.#reset(new BackendUnavailableError('executor closed'))
+  }
+
+  #start(): Promise<Connection> {
+    if (this.#connection !== undefined) return Promise.resolve(this.#connection)
+    this.#starting ??= new Promise<Connection>((resolve, reject) => {
+      Connection.open(this.#config, this.#counters).then((connection) => {
+        if (this.#listeners.size === 0) {
+          connection.close()
+          this.#starting = undefined
+          return resolve(connection)
+        }
+        let active = false
+        connection.usePushMode((reply) => {
+          if (!active) {
+            if (reply instanceof ReplyError) throw new BackendUnavailableError(`MONITOR refused: ${reply.message}`)
+            if (!(reply instanceof Status) || reply.text !== 'OK') throw new BackendUnavailableError('unexpected reply to MONITOR')
+            active = true
+            this.#starting = undefined
+            this.#connection = connection
+            resolve(connection)
+            this.#closeIfIdle() // everyone may have left while MONITOR was on its way
+            return true
+          }
+          if (!(reply instanceof Status)) throw new BackendUnavailableError('unexpected reply on the monitor connection')
+          const event: MonitorEvent = { line: reply.text }
+          for (const listener of this.#listeners) safely(() => listener.onEvent(event), (error) => listener.settle(error))
+          return false
+        })
+        connection.onClose = (error) => {
+          if (!active) {
+            this.#starting = undefined
+            reject(error)
+          }
+          if (this.#connection === connection || !active) this.#reset(error)
+        }
+        connection.sendPush(['MONITOR'], 1)
+      }, (error: Error) => {
+        this.#starting = undefined
+        reject(error)
+      })
+    })
+    return this.#starting
+  }
+
+  #closeIfIdle(): void {
+    if (this.#listeners.size > 0) return
+    const connection = this.#connection
+    this.#connection = undefined
+    connection?.close()
+  }
+
+  #reset(error: Error): void {
+    const listeners = [...this.#listeners]
+    this.#listeners.clear()
+    this.#closeIfIdle()
+    for (const listener of listeners) listener.settle(error)
+  }
+}
