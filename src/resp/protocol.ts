@@ -95,10 +95,15 @@ export function asBuffer(bytes: Uint8Array): Buffer {
   return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
 }
 
-/** Copies `buf[start, end)` into memory of its own, so a value never pins or aliases a chunk. */
+/**
+ * Copies `buf[start, end)` into memory of its own, so a value never pins or aliases a chunk.
+ * Short values are copied by a loop: cheaper than the native call below ~12 bytes (Node 20).
+ */
 export function copyBytes(buf: Buffer, start: number, end: number): Buffer {
-  const out = Buffer.allocUnsafe(end - start)
-  buf.copy(out, 0, start, end)
+  const length = end - start
+  const out = Buffer.allocUnsafe(length)
+  if (length <= 12) for (let i = 0; i < length; i++) out[i] = buf[start + i]
+  else buf.copy(out, 0, start, end)
   return out
 }
 

@@ -338,7 +338,7 @@ export const expireCases: DiffCase[] = [
       ['EXPIRE', 'k', '40', 'GT'],
       ['EXPIRE', 'k', '60', 'GT'],
       ['TTL', 'k'],
-      ['EXPIRE', 'k', '60', 'gt', 'xx'],
+      ['EXPIRE', 'k', '30', 'gt', 'xx'],
       ['EXPIRE', 'k', '70', 'XX', 'GT'],
       ['TTL', 'k'],
     ],
@@ -886,6 +886,31 @@ export const sortCases: DiffCase[] = [
       ['SORT', 'j'],
       ['SORT', 'a', 'ALPHA'],
       ['SORT', 'a', 'BY', 'nosort'],
+    ],
+  },
+]
+
+/**
+ * SORT over sorted sets: members sort like list elements; BY nosort keeps score order (DESC
+ * reversed, LIMIT applied), even with STORE. Run once the zset family exists.
+ */
+export const sortZsetCases: DiffCase[] = [
+  {
+    name: 'SORT of a sorted set sorts its members; BY nosort keeps score order',
+    commands: [
+      ['ZADD', 'z', '3', '10', '1', '20', '2', '5', '4', 'a'],
+      ['SORT', 'z', 'ALPHA'],
+      ['SORT', 'z', 'ALPHA', 'DESC', 'LIMIT', '1', '2'],
+      ['SORT', 'z', 'BY', 'nosort'],
+      ['SORT', 'z', 'BY', 'nosort', 'DESC'],
+      ['SORT', 'z', 'BY', 'nosort', 'LIMIT', '1', '2'],
+      ['SORT', 'z', 'BY', 'nosort', 'DESC', 'LIMIT', '1', '2'],
+      ['SORT', 'z', 'BY', 'nosort', 'LIMIT', '3', '5'],
+      ['SORT', 'z', 'BY', 'nosort', 'GET', '#', 'STORE', 'dst'],
+      ['LRANGE', 'dst', '0', '-1'],
+      ['ZREM', 'z', 'a'],
+      ['SORT', 'z'],
+      ['SORT_RO', 'z', 'DESC'],
     ],
   },
 ]

@@ -219,6 +219,18 @@ export const hashCases: DiffCase[] = [
     ],
   },
   {
+    name: 'HINCRBYFLOAT keeps long double digits (0.1 + 0.2, 1e17 + 1, 30-digit integers)',
+    commands: [
+      ['HINCRBYFLOAT', 'h', 'a', '0.1'],
+      ['HINCRBYFLOAT', 'h', 'a', '0.2'],
+      ['HINCRBYFLOAT', 'h', 'b', '1e17'],
+      ['HINCRBYFLOAT', 'h', 'b', '1'],
+      ['HINCRBYFLOAT', 'h', 'c', '-1.5e-5'],
+      ['HINCRBYFLOAT', 'h', 'd', '123456789012345678901234567890'],
+      ['HINCRBYFLOAT', 'h', 'e', '3.14159265358979323846264338327950288'],
+    ],
+  },
+  {
     name: 'HINCRBYFLOAT on integer values and huge magnitudes',
     commands: [
       ['HSET', 'h', 'n', '10', 'big', '1e4932'],
@@ -340,6 +352,10 @@ export const hashCases: DiffCase[] = [
     ],
   },
   {
+    name: 'option keywords are case-insensitive',
+    commands: [['HSET', 'h', 'a', '1'], ['HRANDFIELD', 'h', '1', 'WithValues'], ['HSCAN', 'h', '0', 'Match', 'a', 'cOuNt', '3']],
+  },
+  {
     name: 'HSCAN cursor and option errors; a missing key answers cursor 0 before options are read',
     commands: [
       ['HSET', 'h', 'a', '1'],
@@ -387,7 +403,7 @@ export const hashCases: DiffCase[] = [
     ],
   },
   {
-    name: 'a hash converts when it holds more than hash-max-listpack-entries fields',
+    name: 'a hash converts when it holds more than hash-max-listpack-entries fields; repeated fields in one HSET do not count (7.0)',
     commands: [
       ['HSET', 'h', ...Array.from({ length: 512 }, (_, i) => [`f${i}`, `${i}`]).flat()],
       ['OBJECT', 'ENCODING', 'h'],

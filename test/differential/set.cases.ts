@@ -188,6 +188,21 @@ export const setCases: DiffCase[] = [
     relax: { 1: 'sameLength', 2: 'sameLength', 4: 'sameLength' },
   },
   {
+    name: 'SPOP of most of a set leaves the survivors in a new set, an intset when they are integers',
+    commands: [
+      ['SADD', 's', 'x', '1', '2', '3', '4', '5', '6', '7', '8', '9', '10', '11'],
+      ['SREM', 's', 'x'],
+      ['SPOP', 's', '10'],
+      ['SCARD', 's'],
+      ['OBJECT', 'ENCODING', 's'],
+      ['SADD', 't', '1', '2', '3', '4', '5', '6', '7', '8', '9', '10', '11', '12'],
+      ['EXPIRE', 't', '100'],
+      ['SPOP', 't', '10'],
+      ['TTL', 't'],
+    ],
+    relax: { 2: 'sameLength', 7: 'sameLength', 8: 'ttl' },
+  },
+  {
     name: 'SPOP count errors',
     commands: [
       ['SADD', 's', 'a'],
@@ -333,6 +348,19 @@ export const setCases: DiffCase[] = [
       ['SMEMBERS', 'a'],
       ['SINTERSTORE', 'b', 'a', 'b'],
       ['EXISTS', 'b'],
+    ],
+  },
+
+  {
+    name: 'a key named several times counts once',
+    commands: [
+      ['SADD', 'a', '1', '2', '3'],
+      ['SINTER', 'a', 'a', 'a'],
+      ['SINTERCARD', '3', 'a', 'a', 'a', 'LiMiT', '2'],
+      ['SUNION', 'a', 'a'],
+      ['SMOVE', 'nokey', 'nokey', 'a'],
+      ['SDIFFSTORE', 'a', 'nokey', 'a'],
+      ['EXISTS', 'a'],
     ],
   },
 

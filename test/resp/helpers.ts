@@ -105,7 +105,11 @@ export function outcome<T>(decoder: Pull<T>, chunks: readonly Uint8Array[]): Out
     for (const chunk of chunks) {
       total += chunk.length
       decoder.push(chunk)
-      values.push(...drain(decoder, total + 1))
+      // One at a time, so values before an error are kept.
+      for (let value = decoder.next(); value !== NEED_MORE; value = decoder.next()) {
+        values.push(value)
+        if (values.length > total) throw new Error('decoder yields more values than bytes')
+      }
     }
     return { values, end: 'need-more' }
   } catch (error) {

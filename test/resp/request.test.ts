@@ -162,7 +162,10 @@ describe('RequestDecoder errors match Redis', () => {
 
   it('refuses an inline request longer than 64 KiB, with or without its line end', () => {
     const long = 'x'.repeat(64 * 1024 + 1)
-    decodesTo(`${'x'.repeat(64 * 1024)}\r\n`.slice(1), [[bin('x'.repeat(64 * 1024 - 1))]])
+    const longest = bin(`${'x'.repeat(64 * 1024 - 1)}\r\n`)
+    for (const cuts of [[], [1000], [65535], Array.from({ length: 70 }, (_, i) => i * 1000)]) {
+      expect(outcome(new RequestDecoder(), splitAt(longest, cuts)).values).toStrictEqual([[longest.subarray(0, -2)]])
+    }
     expect(outcome(new RequestDecoder(), [bin(long)]).end).toBe('Protocol error: too big inline request')
     expect(outcome(new RequestDecoder(), [bin(`${long}\r\n`)]).end).toBe('Protocol error: too big inline request')
     const pieces = splitAt(bin(long), Array.from({ length: 70 }, (_, i) => i * 1000))

@@ -5,6 +5,8 @@
  */
 import type { Executor } from '../../src/executor/executor.js'
 import { MemoryExecutor } from '../../src/executor/memory/memory-executor.js'
+import { SocketExecutor } from '../../src/executor/socket/socket-executor.js'
+import { redisServerSkipReason, startRedisServer } from './redis-server.js'
 
 export interface ExecutorUnderTest {
   readonly name: string
@@ -23,7 +25,24 @@ const memory: ExecutorUnderTest = {
   },
 }
 
-const extra: ExecutorUnderTest[] = []
+/** The socket executor in front of a real redis-server of its own (started per `create`). */
+const socket: ExecutorUnderTest = {
+  name: 'socket',
+  skipReason: redisServerSkipReason ?? null,
+  async create() {
+    const server = await startRedisServer()
+    const executor = new SocketExecutor({ url: server.url })
+    return {
+      executor,
+      async release() {
+        await executor.close()
+        await server.stop()
+      },
+    }
+  },
+}
+
+const extra: ExecutorUnderTest[] = [socket]
 
 /** Registers another executor for the matrix (the socket executor registers itself). */
 export function registerExecutor(entry: ExecutorUnderTest): void {

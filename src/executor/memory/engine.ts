@@ -5,7 +5,9 @@ import { handlers } from './commands/index.js'
 import { EXEC_ABORT } from './errors.js'
 import { defaultConfig } from './commands/server/config-parameters.js'
 import { Database } from './keyspace.js'
-import { formatMonitorLine } from './monitor.js'
+import { expireHashFields } from './types/hash.js'
+import { formatMonitorLine, monitorTiming } from './monitor.js'
+import { PubSub } from './pubsub.js'
 
 /** Options of the in-memory engine. @public */
 export interface EngineOptions {
@@ -66,6 +68,8 @@ export class Engine {
    * `commands/server/config-parameters.ts`); families read their thresholds here.
    */
   readonly config: Map<string, string>
+  /** Channels, patterns and their subscribers: PUBLISH, SUBSCRIBE …, PUBSUB (see `pubsub.ts`). */
+  readonly pubsub = new PubSub()
   private readonly monitors = new Set<(line: string) => void>()
   private readonly expiryTimer: ReturnType<typeof setInterval> | undefined
   private nextSessionId = 1
@@ -112,6 +116,8 @@ export class Engine {
    * calls: a key that is live when the block starts stays live to its end.
    */
   transaction(session: Session, commands: readonly (readonly string[])[]): Out[] | ReplyError {
+    // MONITOR shows MULTI when the block opens and EXEC when it ends, even refused (Redis 7.0).
+    this.feedMonitors(session, MULTI_ARGV)
     const resolved: Resolved[] = []
     let refused = false
     // Like Redis, every queued command is checked (and counted) even after one was refused.
@@ -128,12 +134,12 @@ export class Engine {
     this.countControl('multi', false)
     if (refused) {
       this.countControl('exec', true)
+      this.feedMonitors(session, EXEC_ARGV)
       return this.countError(EXEC_ABORT)
     }
     const now = this.clock()
-    this.feedMonitors(session, ['multi'])
     const replies = resolved.map((entry, i) => this.run(session, commands[i], entry, now))
-    this.feedMonitors(session, ['exec'])
+    this.feedMonitors(session, EXEC_ARGV)
     this.countControl('exec', false)
     return replies
   }
@@ -165,6 +171,9 @@ export class Engine {
       now,
       name: resolved.name,
     }
+    // Where MONITOR shows this command: EVAL and FCALL before their script's commands, admin never.
+    const monitorAt = this.monitors.size === 0 ? 'never' : monitorTiming(resolved.info)
+    if (monitorAt === 'before') this.feedMonitors(session, argv)
     let reply: Out
     const started = monotonic.now()
     try {
@@ -181,7 +190,7 @@ export class Engine {
       counters.failedCalls++
       this.countError(reply)
     } else if (resolved.info.flags.has('write')) this.stats.changesSinceSave++
-    if (this.monitors.size !== 0) this.feedMonitors(session, argv)
+    if (monitorAt === 'after') this.feedMonitors(session, argv)
     return reply
   }
 
@@ -234,14 +243,17 @@ export class Engine {
 
   private feedMonitors(session: Session, argv: readonly string[]): void {
     if (this.monitors.size === 0) return
-    const line = formatMonitorLine(this.clock(), session, argv)
+    const line = formatMonitorLine(session, argv)
     for (const listener of this.monitors) listener(line)
   }
 
   /** Reclaims every key whose TTL has passed (the active expiry cycle). */
   expireDue(now = this.clock()): number {
     let removed = 0
-    for (const db of this.databases) if (db.expires.size !== 0) removed += db.expireDue(now).length
+    for (const db of this.databases) {
+      if (db.expires.size !== 0) removed += db.expireDue(now).length
+      expireHashFields(db, now)
+    }
     return removed
   }
 
@@ -249,10 +261,14 @@ export class Engine {
   close(): void {
     if (this.expiryTimer !== undefined) clearInterval(this.expiryTimer)
     this.monitors.clear()
+    this.pubsub.close()
   }
 }
 
 const NOT_IN_TRANSACTION = new ReplyError('ERR Command not allowed inside a transaction')
+/** What MONITOR shows around a transaction: what the socket executor (and most clients) send. */
+const MULTI_ARGV: readonly string[] = ['MULTI']
+const EXEC_ARGV: readonly string[] = ['EXEC']
 
 /** The full name of the command `argv` names when the table knows it (`config|get`), else undefined. */
 function knownCommandName(argv: readonly string[]): string | undefined {

@@ -42,12 +42,13 @@ export class Database {
 
   constructor(readonly index: number) {}
 
-  /** The live value of `key`, deleting it first when its TTL has passed. */
+  /** The live value of `key`, deleting it first when its TTL has passed (Redis keeps a key alive
+   * during its deadline millisecond: expired means `now > deadline`). */
   get(key: string, now: number): Value | undefined {
     const value = this.data.get(key)
     if (value === undefined || this.expires.size === 0) return value
     const at = this.expires.get(key)
-    if (at !== undefined && at <= now) {
+    if (at !== undefined && at < now) {
       this.remove(key)
       this.expiredCount++
       return undefined
@@ -118,7 +119,7 @@ export class Database {
   expireDue(now: number, budget = Infinity): string[] {
     const removed: string[] = []
     const heap = this.heap
-    while (heap.length > 0 && heap[0].at <= now && removed.length < budget) {
+    while (heap.length > 0 && heap[0].at < now && removed.length < budget) {
       const entry = this.popDeadline()
       if (this.expires.get(entry.key) === entry.at) {
         this.remove(entry.key)

@@ -56,6 +56,7 @@ export function isFiniteLongDouble(value: LongDouble): boolean {
 const DECIMAL_TEXT = /^([+-]?)([0-9]*)(?:\.([0-9]*))?(?:[eE]([+-]?[0-9]+))?$/
 const HEX_TEXT = /^([+-]?)0[xX]([0-9a-fA-F]*)(?:\.([0-9a-fA-F]*))?(?:[pP]([+-]?[0-9]+))?$/
 const INFINITY_TEXT = /^[+-]?inf(?:inity)?$/i
+const LEADING_ZEROS = /^0+/
 
 /**
  * `text` as Redis's `string2ld` reads it, or null when Redis answers "not a valid float":
@@ -76,7 +77,7 @@ export function parseLongDouble(text: string): LongDouble | null {
 /** A whole long double from a 64-bit integer (an `int`-encoded Redis string). */
 export function longDoubleFromInteger(value: bigint): LongDouble {
   const negative = value < 0n
-  return roundToExtended(negative, negative ? -value : value, 0, false) as LongDouble
+  return roundToExtended(negative, negative ? -value : value, 0, false) ?? LONG_DOUBLE_ZERO
 }
 
 /** The sum as the x87 FPU computes it: exact, then rounded to 64 bits, ties to even. */
@@ -170,8 +171,11 @@ function roundToExtended(negative: boolean, n: bigint, exponent: number, sticky:
   return { kind: 'finite', negative, significand: kept, exponent: resultExponent }
 }
 
+/** Number of significant bits of a non-negative integer. */
 function bitLength(n: bigint): number {
-  return n === 0n ? 0 : n.toString(2).length
+  if (n === 0n) return 0
+  const hex = n.toString(16)
+  return (hex.length - 1) * 4 + (32 - Math.clz32(parseInt(hex[0], 16)))
 }
 
 /** Decimal exponent text as a number, saturated far beyond every meaningful range. */
@@ -183,7 +187,7 @@ function readExponent(text: string | undefined): number {
 
 function parseDecimal(negative: boolean, integerDigits: string, fractionDigits: string, exponentText: string | undefined): LongDouble | null {
   if (integerDigits.length === 0 && fractionDigits.length === 0) return null
-  const allDigits = (integerDigits + fractionDigits).replace(/^0+/, '')
+  const allDigits = (integerDigits + fractionDigits).replace(LEADING_ZEROS, '')
   if (allDigits.length === 0) return negative ? { ...LONG_DOUBLE_ZERO, negative } : LONG_DOUBLE_ZERO
   const power = readExponent(exponentText) - fractionDigits.length
   // The value lies in [10^(magnitude-1), 10^magnitude). The largest long double is ~1.19e4932 and
@@ -208,7 +212,7 @@ function parseDecimal(negative: boolean, integerDigits: string, fractionDigits: 
 
 function parseHex(negative: boolean, integerDigits: string, fractionDigits: string, exponentText: string | undefined): LongDouble | null {
   if (integerDigits.length === 0 && fractionDigits.length === 0) return null
-  const allDigits = (integerDigits + fractionDigits).replace(/^0+/, '')
+  const allDigits = (integerDigits + fractionDigits).replace(LEADING_ZEROS, '')
   if (allDigits.length === 0) return negative ? { ...LONG_DOUBLE_ZERO, negative } : LONG_DOUBLE_ZERO
   const exponent = readExponent(exponentText) - 4 * fractionDigits.length
   const result = roundToExtended(negative, BigInt('0x' + allDigits), exponent, false)

@@ -1,7 +1,8 @@
 import { NULL_ARRAY, ReplyError, Status, type Arg, type Command, type Reply } from '../../reply.js'
-import type { CallContext, Executor, MonitorEvent, PubSubEvent, Subscription } from '../executor.js'
+import { BackendUnavailableError, type CallContext, type Executor, type MonitorEvent, type PubSubEvent, type Subscription } from '../executor.js'
 import type { Out, Session } from './command.js'
 import { Engine, type EngineOptions } from './engine.js'
+import { toPubSubEvent, type PubSubReply } from './pubsub.js'
 
 /** Options of {@link MemoryExecutor}. @public */
 export type MemoryExecutorOptions = EngineOptions
@@ -42,23 +43,80 @@ export class MemoryExecutor implements Executor {
     return Promise.resolve(replies instanceof ReplyError ? replies : replies.map(toReply))
   }
 
+  /**
+   * Subscribes like a connection of its own: SUBSCRIBE (or PSUBSCRIBE) runs through the engine
+   * (MONITOR and INFO see it), the confirmations come first with this subscriber's running count,
+   * then messages in publish order. The abort removes every subscription at once. A callback
+   * that throws ends this subscription (the promise rejects with what it threw); other
+   * subscribers keep receiving.
+   */
   subscribe(
-    _target: Subscription,
-    _onEvent: (event: PubSubEvent) => void,
-    _signal: AbortSignal,
+    target: Subscription,
+    onEvent: (event: PubSubEvent) => void,
+    signal: AbortSignal,
+    context?: CallContext,
   ): Promise<void> {
-    return Promise.reject(new Error('pub/sub is not implemented by the memory engine yet'))
+    if (this.closed) return Promise.reject(new BackendUnavailableError('executor closed'))
+    if (signal.aborted) return Promise.resolve()
+    return new Promise((resolve, reject) => {
+      const session = this.session(context)
+      const hub = this.engine.pubsub
+      let done = false
+      const finish = (error?: unknown): void => {
+        if (done) return
+        done = true
+        signal.removeEventListener('abort', onAbort)
+        hub.detach(session.id)
+        if (error === undefined) resolve()
+        else reject(this.closed ? new BackendUnavailableError('executor closed') : error)
+      }
+      const onAbort = (): void => finish()
+      const emit = (reply: PubSubReply): void => {
+        if (!done) onEvent(toPubSubEvent(reply))
+      }
+      hub.attach(session.id, emit, finish)
+      signal.addEventListener('abort', onAbort, { once: true })
+      // Nothing to subscribe to: like a connection that never sent SUBSCRIBE, it waits for the abort.
+      if (target.names.length === 0) return
+      const verb = target.kind === 'channel' ? 'SUBSCRIBE' : 'PSUBSCRIBE'
+      const out = this.engine.call(session, [verb, ...target.names.map(toBinary)])
+      if (out instanceof ReplyError) return finish(new BackendUnavailableError(`subscription refused: ${out.message}`))
+      try {
+        for (const confirmation of out as readonly PubSubReply[]) emit(confirmation)
+      } catch (error) {
+        finish(error)
+      }
+    })
   }
 
-  monitor(onEvent: (event: MonitorEvent) => void, signal: AbortSignal): Promise<void> {
-    this.assertOpen()
+  /**
+   * Delivers a MONITOR line for every command the engine runs from now on, until the abort. A
+   * callback that throws ends this monitor (the promise rejects with what it threw); the command
+   * being fed is not affected.
+   */
+  monitor(onEvent: (event: MonitorEvent) => void, signal: AbortSignal, _context?: CallContext): Promise<void> {
+    if (this.closed) return Promise.reject(new BackendUnavailableError('executor closed'))
     if (signal.aborted) return Promise.resolve()
-    return new Promise((resolve) => {
-      const remove = this.engine.addMonitor((line) => onEvent({ line }))
-      signal.addEventListener('abort', () => {
+    return new Promise((resolve, reject) => {
+      let done = false
+      const finish = (error?: unknown): void => {
+        if (done) return
+        done = true
+        signal.removeEventListener('abort', onAbort)
         remove()
-        resolve()
-      }, { once: true })
+        if (error === undefined) resolve()
+        else reject(error)
+      }
+      const onAbort = (): void => finish()
+      const remove = this.engine.addMonitor((line) => {
+        if (done) return
+        try {
+          onEvent({ line })
+        } catch (error) {
+          finish(error)
+        }
+      })
+      signal.addEventListener('abort', onAbort, { once: true })
     })
   }
 

@@ -200,6 +200,9 @@ export class Pool {
   #wakeWaiter(): void {
     const waiter = this.#waiters.shift()
     if (waiter === undefined) return
-    this.#reserve().then(waiter.resolve, waiter.reject)
+    this.#reserve().then(waiter.resolve, (error: Error) => {
+      waiter.reject(error)
+      this.#wakeWaiter() // failing fast frees no connection: the next waiter must not wait for one
+    })
   }
 }

@@ -4,7 +4,7 @@
  * @packageDocumentation
  */
 
-import { ReplyError, type Arg, type Command, type Reply } from '../../reply.js'
+import { OK, ReplyError, type Arg, type Command, type Reply } from '../../reply.js'
 import { BackendUnavailableError, type CallContext, type Executor, type MonitorEvent, type PubSubEvent, type Subscription } from '../executor.js'
 import { HandshakeError, type ConnectionCounters } from './connection.js'
 import { resolveOptions, type ConnectionConfig, type ExecutorConfig, type SocketExecutorOptions } from './options.js'
@@ -39,14 +39,14 @@ export interface SocketExecutorStats {
  * `subscribe()` and `monitor()` instead. SELECT is the exception, see {@link SocketExecutor}.
  */
 const REFUSED = new Set([
-  'auth', 'hello', 'multi', 'exec', 'discard', 'watch', 'reset', 'quit', 'monitor', 'sync', 'psync',
+  'hello', 'multi', 'exec', 'discard', 'watch', 'reset', 'quit', 'monitor', 'sync', 'psync',
   'subscribe', 'psubscribe', 'ssubscribe', 'unsubscribe', 'punsubscribe', 'sunsubscribe',
 ])
 const REFUSED_CLIENT = new Set(['reply', 'tracking', 'setname', 'setinfo', 'caching', 'no-evict', 'no-touch'])
 /** Commands that block their connection until data arrives: they get a connection of their own. */
 const BLOCKING = new Set(['blpop', 'brpop', 'brpoplpush', 'blmove', 'blmpop', 'bzpopmin', 'bzpopmax', 'bzmpop', 'wait', 'waitaof'])
 
-type Kind = 'plain' | 'select' | 'blocking' | ReplyError
+type Kind = 'plain' | 'select' | 'blocking' | 'auth' | ReplyError
 
 function lower(arg: Arg | undefined): string {
   if (arg === undefined) return ''
@@ -58,6 +58,7 @@ function classify(command: Command): Kind {
   const name = lower(command[0])
   if (REFUSED.has(name)) return notAvailable(name)
   if (name === 'select') return 'select'
+  if (name === 'auth') return 'auth'
   if (name === 'client' && REFUSED_CLIENT.has(lower(command[1]))) return notAvailable(`client|${lower(command[1])}`)
   if (BLOCKING.has(name)) return 'blocking'
   if ((name === 'xread' || name === 'xreadgroup') && command.some((arg) => lower(arg) === 'block')) return 'blocking'
@@ -135,6 +136,7 @@ export class SocketExecutor implements Executor {
     if (this.#closed) return Promise.reject(new BackendUnavailableError('executor closed'))
     const kind = classify(command)
     if (kind instanceof ReplyError) return Promise.resolve(kind)
+    if (kind === 'auth') return this.#checkCredentials(command, context)
     const pool = this.#pool(context)
     if (pool instanceof ReplyError) return Promise.resolve(pool)
     let reply: Promise<Reply>
@@ -142,6 +144,20 @@ export class SocketExecutor implements Executor {
     else if (kind === 'select') reply = pool.sendBatch([command, ['SELECT', String(pool.config.database)]]).then((replies) => replies[0])
     else reply = pool.exclusive([command]).then((replies) => replies[0])
     return pool === this.#default ? reply : reply.catch((error: unknown) => this.#refused(pool, error))
+  }
+
+  /**
+   * `AUTH [user] password` cannot change the user of a shared connection: it checks the
+   * credentials instead (a connection authenticated as that user answers PING) and answers `OK`
+   * or the server's error. Later calls choose their user with `CallContext`.
+   */
+  #checkCredentials(command: Command, context: CallContext | undefined): Promise<Reply> {
+    if (command.length < 2) return Promise.resolve(new ReplyError("ERR wrong number of arguments for 'auth' command"))
+    if (command.length > 3) return Promise.resolve(new ReplyError('ERR syntax error'))
+    const text = (arg: Arg): string => (typeof arg === 'string' ? arg : Buffer.from(arg).toString('utf8'))
+    const user = command.length === 3 ? text(command[1]) : (this.#config.username ?? 'default')
+    const password = text(command[command.length - 1])
+    return this.exec(['PING'], { ...context, user, password }).then((reply) => (reply instanceof ReplyError ? reply : OK))
   }
 
   pipeline(commands: readonly Command[], context?: CallContext): Promise<Reply[]> {
@@ -154,8 +170,8 @@ export class SocketExecutor implements Executor {
     let blocking = false
     for (const command of commands) {
       const kind = classify(command)
-      if (kind instanceof ReplyError) {
-        slots.push(kind)
+      if (kind instanceof ReplyError || kind === 'auth') {
+        slots.push(kind === 'auth' ? notAvailable('auth') : kind)
         continue
       }
       slots.push(undefined)
@@ -179,6 +195,7 @@ export class SocketExecutor implements Executor {
     for (const command of commands) {
       const kind = classify(command)
       if (kind instanceof ReplyError) return kind
+      if (kind === 'auth') return notAvailable('auth')
       if (kind === 'select') selects = true
     }
     const pool = this.#pool(context)

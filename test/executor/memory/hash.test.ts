@@ -181,6 +181,16 @@ describe('HRANDFIELD samples', () => {
     for (let i = 0; i < pairs.length; i += 2) expect(pairs[i + 1]).toBe(pairs[i] === 'a' ? '1' : '2')
   })
 
+  test('a repeating sample larger than the engine can reply is refused at once (engine limit, not Redis)', () => {
+    const { run } = engine()
+    run('HSET', 'h', 'a', '1')
+    const tooLarge = { error: 'ERR count exceeds the largest reply of the in-memory engine (16777216 elements)' }
+    expect(run('HRANDFIELD', 'h', '-16777217')).toEqual(tooLarge)
+    expect(run('HRANDFIELD', 'h', '-8388609', 'WITHVALUES')).toEqual(tooLarge)
+    expect(run('HRANDFIELD', 'nokey', '-16777217')).toEqual([])
+    expect(run('HRANDFIELD', 'h', '16777217')).toEqual(['a'])
+  })
+
   test('without a count, a field of the hash', () => {
     const { run } = engine()
     run('HSET', 'h', 'a', '1', 'b', '2', 'c', '3')
@@ -194,7 +204,7 @@ describe('HEXPIRE, HPEXPIRE, HEXPIREAT, HPEXPIREAT (Redis 7.4, https://redis.io/
     expect(run('HSET', 'mykey', 'field1', 'hello', 'field2', 'world')).toBe(2)
     expect(run('HEXPIRE', 'mykey', '10', 'FIELDS', '2', 'field1', 'field2')).toEqual([1, 1])
     expect(run('HTTL', 'mykey', 'FIELDS', '2', 'field1', 'field2')).toEqual([10, 10])
-    advance(10_000)
+    advance(10_001) // a field lives through its deadline millisecond, as keys do
     expect(run('HGETALL', 'mykey')).toEqual([])
     expect(run('EXISTS', 'mykey')).toBe(0)
   })
@@ -275,6 +285,8 @@ describe('HTTL, HPTTL, HEXPIRETIME, HPEXPIRETIME (Redis 7.4, https://redis.io/do
     expect(run('HTTL', 'h', 'FIELDS', '1', 'a')).toEqual([1])
     expect(run('HPTTL', 'h', 'FIELDS', '1', 'a')).toEqual([1])
     advance(1)
+    expect(run('HPTTL', 'h', 'FIELDS', '1', 'a')).toEqual([0]) // at the deadline: alive, 0 ms left
+    advance(1)
     expect(run('HTTL', 'h', 'FIELDS', '1', 'a')).toEqual([-2])
     expect(run('HTTL', 'nokey', 'FIELDS', '2', 'a', 'b')).toEqual([-2, -2])
   })
@@ -310,12 +322,14 @@ describe('expired fields vanish (Redis 7.4, https://redis.io/docs/latest/develop
     run('HSET', 'h', 'a', '1', 'b', '2', 'c', '3')
     run('HPEXPIRE', 'h', '100', 'FIELDS', '2', 'a', 'b')
     advance(100)
+    expect(run('HGET', 'h', 'a')).toBe('1') // alive through the deadline millisecond
+    advance(1)
     expect(run('HGET', 'h', 'a')).toBe(null)
     expect(run('HLEN', 'h')).toBe(1)
     expect(run('HGETALL', 'h')).toEqual(['c', '3'])
     expect(run('HEXISTS', 'h', 'b')).toBe(0)
     run('HPEXPIRE', 'h', '1', 'FIELDS', '1', 'c')
-    advance(1)
+    advance(2)
     expect(run('HMGET', 'h', 'a', 'c')).toEqual([null, null])
     expect(run('EXISTS', 'h')).toBe(0)
   })
@@ -324,11 +338,11 @@ describe('expired fields vanish (Redis 7.4, https://redis.io/docs/latest/develop
     const { run, advance } = engine()
     run('HSET', 'h', 'a', '1')
     run('HPEXPIRE', 'h', '10', 'FIELDS', '1', 'a')
-    advance(10)
+    advance(11)
     expect(run('HSETNX', 'h', 'a', 'fresh')).toBe(1)
     expect(run('HTTL', 'h', 'FIELDS', '1', 'a')).toEqual([-1])
     run('HPEXPIRE', 'h', '10', 'FIELDS', '1', 'a')
-    advance(10)
+    advance(11)
     expect(run('HINCRBY', 'h', 'a', '5')).toBe(5)
   })
 
@@ -340,13 +354,30 @@ describe('expired fields vanish (Redis 7.4, https://redis.io/docs/latest/develop
     run('HPEXPIRE', 'h', '300', 'FIELDS', '1', 'b')
     run('HPEXPIRE', 'g', '200', 'FIELDS', '1', 'x')
     const db = executor.engine.databases[0]
-    expect(expireHashFields(db, now + 99)).toBe(0)
-    advance(100)
-    expect(expireHashFields(db, now + 100)).toBe(1)
+    expect(expireHashFields(db, now + 100)).toBe(0)
+    advance(101)
+    expect(expireHashFields(db, now + 101)).toBe(1)
     expect(db.data.has('h')).toBe(true)
-    expect(expireHashFields(db, now + 300)).toBe(2)
+    expect(expireHashFields(db, now + 301)).toBe(2)
     expect(db.data.has('h')).toBe(false)
     expect(db.data.has('g')).toBe(false)
+  })
+
+  test('actively, with many hashes: deleted and replaced hashes are skipped, a renamed one expires lazily', () => {
+    const { executor, run, advance } = engine()
+    for (let i = 0; i < 3000; i++) {
+      run('HSET', `h${i}`, 'f', '1', 'keep', '1')
+      run('HPEXPIRE', `h${i}`, String(1000 + i), 'FIELDS', '1', 'f')
+    }
+    for (let i = 0; i < 3000; i += 2) run('DEL', `h${i}`)
+    run('SET', 'h1', 'now a string')
+    run('RENAME', 'h3', 'renamed')
+    const db = executor.engine.databases[0]
+    advance(5000)
+    expect(expireHashFields(db, START + 5000)).toBe(1498)
+    expect(run('HKEYS', 'h5')).toEqual(['keep'])
+    expect(run('GET', 'h1')).toBe('now a string')
+    expect(run('HLEN', 'renamed')).toBe(1)
   })
 
   test('HSET discards a field TTL; HINCRBY, HINCRBYFLOAT keep it; HDEL removes it with the field', () => {

@@ -120,6 +120,14 @@ describe('SRANDMEMBER', () => {
     expect(new Set(picked)).toEqual(new Set(['a', 'b']))
   })
 
+  test('a repeating sample larger than the engine can reply is refused at once (engine limit, not Redis)', () => {
+    const run = engine()
+    run('SADD', 's', 'a')
+    expect(run('SRANDMEMBER', 's', '-16777217')).toEqual({ error: 'ERR count exceeds the largest reply of the in-memory engine (16777216 elements)' })
+    expect(run('SRANDMEMBER', 'nokey', '-16777217')).toEqual([])
+    expect(run('SRANDMEMBER', 's', '16777217')).toEqual(['a'])
+  })
+
   test('without a count, a member of the set', () => {
     const run = engine()
     run('SADD', 's', 'a', 'b', 'c')
@@ -141,6 +149,19 @@ describe('SPOP', () => {
     expect(remaining).toHaveLength(29)
     expect([...popped, ...remaining].sort()).toEqual([...members].sort())
     for (const member of popped) expect(run('SISMEMBER', 's', member)).toBe(0)
+  })
+
+  test('popping most of an intset returns the popped members in ascending order', () => {
+    const run = engine()
+    const members = Array.from({ length: 100 }, (_, i) => String(i))
+    run('SADD', 's', ...members)
+    const popped = run('SPOP', 's', '90') as string[]
+    expect(popped).toHaveLength(90)
+    expect(popped).toEqual([...popped].sort((a, b) => Number(a) - Number(b)))
+    const remaining = run('SMEMBERS', 's') as string[]
+    expect(remaining).toHaveLength(10)
+    expect([...popped, ...remaining].sort()).toEqual([...members].sort())
+    expect(run('OBJECT', 'ENCODING', 's')).toBe('intset')
   })
 
   test('popping the last members deletes the key', () => {

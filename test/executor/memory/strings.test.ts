@@ -44,8 +44,8 @@ describe('strings: expiry with an injected clock', () => {
     start()
     expect(run('SET', 'k', 'v', 'EX', '10')).toBe('+OK')
     expect(run('SET', 'p', 'v', 'PX', '1500')).toBe('+OK')
-    now += 1499
-    expect(run('GET', 'p')).toBe('v')
+    now += 1500
+    expect(run('GET', 'p')).toBe('v') // alive through its deadline millisecond, as in Redis
     now += 1
     expect(run('GET', 'p')).toBe(null)
     now += 8499
@@ -60,9 +60,9 @@ describe('strings: expiry with an injected clock', () => {
     run('SET', 'p', 'v', 'PXAT', '1000500')
     now = 1_000_499
     expect(run('MGET', 'k', 'p')).toEqual(['v', 'v'])
-    now = 1_000_500
+    now = 1_000_501
     expect(run('MGET', 'k', 'p')).toEqual(['v', null])
-    now = 1_005_000
+    now = 1_005_001
     expect(run('MGET', 'k', 'p')).toEqual([null, null])
   })
 
@@ -70,7 +70,7 @@ describe('strings: expiry with an injected clock', () => {
     start()
     run('SET', 'k', 'v', 'PX', '100')
     run('SET', 'k', 'w', 'KEEPTTL')
-    now += 100
+    now += 101
     expect(run('GET', 'k')).toBe(null)
     for (const overwrite of [['SET', 'k', 'x'], ['GETSET', 'k', 'x'], ['MSET', 'k', 'x']]) {
       run('SET', 'k', 'v', 'PX', '100')
@@ -88,7 +88,7 @@ describe('strings: expiry with an injected clock', () => {
     run('APPEND', 'k', '0')
     run('SETRANGE', 'k', '0', '3')
     expect(run('GET', 'k')).toBe('3.50')
-    now += 100
+    now += 101
     expect(run('GET', 'k')).toBe(null)
   })
 
@@ -97,7 +97,7 @@ describe('strings: expiry with an injected clock', () => {
     run('SETEX', 's', '2', 'v')
     run('PSETEX', 'p', '20', 'v')
     run('SETNX', 'n', 'v')
-    now += 20
+    now += 21
     expect(run('MGET', 's', 'p', 'n')).toEqual(['v', null, 'v'])
     now += 1980
     expect(run('MGET', 's', 'p', 'n')).toEqual([null, null, 'v'])

@@ -7,7 +7,7 @@
  */
 import { OK, PONG, ReplyError, Status } from '../../../reply.js'
 import type { CommandTable, CommandContext, Out, Session } from '../command.js'
-import { DB_INDEX_OUT_OF_RANGE, NOT_INTEGER, SYNTAX } from '../errors.js'
+import { DB_INDEX_OUT_OF_RANGE, NOT_INTEGER, SYNTAX, wrongArity } from '../errors.js'
 import { readInteger } from '../numbers.js'
 import { readDbIndex } from './server/databases.js'
 
@@ -17,8 +17,9 @@ const BAD_CLIENT_NAME = new ReplyError('ERR Client names cannot contain spaces, 
 const INVALID_CLIENT_ID = new ReplyError('ERR Invalid client ID')
 const UNBLOCK_REASON = new ReplyError('ERR CLIENT UNBLOCK reason should be TIMEOUT or ERROR')
 
-/** PING [message]: PONG, or the message as a bulk string. */
+/** PING [message]: PONG, or the message as a bulk string. The table's arity (-1) allows more words; PING checks itself. */
 function ping(_ctx: CommandContext, argv: readonly string[]): Out {
+  if (argv.length > 2) return wrongArity('ping')
   return argv.length === 1 ? PONG : argv[1]
 }
 

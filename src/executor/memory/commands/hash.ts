@@ -3,10 +3,13 @@ import type { CommandTable, CommandContext, Out } from '../command.js'
 import {
   HASH_NOT_FLOAT,
   HASH_NOT_INTEGER,
+  MAX_SAMPLE_REPLY,
   NAN_OR_INFINITY,
   NOT_FLOAT,
   NOT_INTEGER,
+  OUT_OF_LONG_RANGE,
   OVERFLOW,
+  SAMPLE_TOO_LARGE,
   SYNTAX,
   wrongArity,
 } from '../errors.js'
@@ -28,8 +31,6 @@ const INT64_MAX = 2n ** 63n - 1n
 const INT64_MIN = -(2n ** 63n)
 /** HINCRBYFLOAT refuses an infinite increment before looking at the key. */
 const INCREMENT_NAN_OR_INFINITY = new ReplyError('ERR value is NaN or Infinity')
-/** HRANDFIELD's count is a `long` in [-LONG_MAX, LONG_MAX]. */
-const COUNT_OUT_OF_RANGE = new ReplyError('ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807')
 /** With WITHVALUES the reply has 2 × count entries, so |count| ≤ LONG_MAX / 2. */
 const WITHVALUES_OUT_OF_RANGE = new ReplyError('ERR value is out of range')
 const HALF_LONG_MAX = INT64_MAX / 2n
@@ -163,13 +164,14 @@ function hrandfield(ctx: CommandContext, argv: readonly string[]): Out {
   }
   const count = readInt64(argv[2])
   if (count === null) return NOT_INTEGER
-  if (count === INT64_MIN) return COUNT_OUT_OF_RANGE
+  if (count === INT64_MIN) return OUT_OF_LONG_RANGE
   if (argv.length > 4 || (argv.length === 4 && argv[3].toLowerCase() !== 'withvalues')) return SYNTAX
   const withValues = argv.length === 4
   if (withValues && (count < -HALF_LONG_MAX || count > HALF_LONG_MAX)) return WITHVALUES_OUT_OF_RANGE
   const hash = readHash(ctx, argv[1])
   if (hash instanceof ReplyError) return hash
   if (hash === undefined || count === 0n) return []
+  if (count < 0n && -count * (withValues ? 2n : 1n) > BigInt(MAX_SAMPLE_REPLY)) return SAMPLE_TOO_LARGE
   return randomFields(hash, count, withValues)
 }
 

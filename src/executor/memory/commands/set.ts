@@ -1,6 +1,15 @@
 import { ReplyError } from '../../../reply.js'
 import type { CommandTable, CommandContext, Out } from '../command.js'
-import { NOT_INTEGER, NOT_POSITIVE, SYNTAX, WRONGTYPE } from '../errors.js'
+import {
+  MAX_SAMPLE_REPLY,
+  NOT_INTEGER,
+  NOT_POSITIVE,
+  NUMKEYS_NOT_POSITIVE,
+  OUT_OF_LONG_RANGE,
+  SAMPLE_TOO_LARGE,
+  SYNTAX,
+  WRONGTYPE,
+} from '../errors.js'
 import { readInt64, readInteger } from '../numbers.js'
 import { DEFAULT_MAX_INTSET_ENTRIES, SetValue } from '../types/set.js'
 import { globMatch } from './server/glob.js'
@@ -13,9 +22,8 @@ import { EMPTY_SCAN, INVALID_CURSOR, parseScanCursor, parseScanOptions } from '.
  */
 
 const INT64_MIN = -(2n ** 63n)
-/** SRANDMEMBER's count is a `long` in [-LONG_MAX, LONG_MAX]. */
-const COUNT_OUT_OF_RANGE = new ReplyError('ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807')
-const NUMKEYS_NOT_POSITIVE = new ReplyError('ERR numkeys should be greater than 0')
+/** SPOP with a count keeps the survivors in a new set when count ≥ 5 × survivors (t_set.c). */
+const SPOP_MOVE_STRATEGY_MUL = 5
 const TOO_MANY_KEYS = new ReplyError("ERR Number of keys can't be greater than number of args")
 const LIMIT_NEGATIVE = new ReplyError("ERR LIMIT can't be negative")
 
@@ -125,13 +133,27 @@ function spop(ctx: CommandContext, argv: readonly string[]): Out {
     ctx.db.remove(key)
     return members
   }
-  const popped: string[] = []
-  for (let n = 0; n < count; n++) {
+  const remaining = set.size - count
+  if (remaining * SPOP_MOVE_STRATEGY_MUL > count) {
+    const popped: string[] = []
+    for (let n = 0; n < count; n++) {
+      const member = set.randomMember()
+      set.delete(member)
+      popped.push(member)
+    }
+    return popped
+  }
+  // Popping most of the set: like Redis, move the few survivors into a new set (which takes the
+  // intset encoding again when they are all integers) and return the rest in the old set's order.
+  const survivors = new SetValue()
+  const limit = intsetLimit(ctx)
+  for (let n = 0; n < remaining; n++) {
     const member = set.randomMember()
     set.delete(member)
-    popped.push(member)
+    survivors.add(member, limit)
   }
-  return popped
+  ctx.db.update(key, survivors)
+  return set.members()
 }
 
 /**
@@ -147,12 +169,13 @@ function srandmember(ctx: CommandContext, argv: readonly string[]): Out {
   }
   const count = readInt64(argv[2])
   if (count === null) return NOT_INTEGER
-  if (count === INT64_MIN) return COUNT_OUT_OF_RANGE
+  if (count === INT64_MIN) return OUT_OF_LONG_RANGE
   const set = readSet(ctx, argv[1])
   if (set instanceof ReplyError) return set
   if (set === undefined || count === 0n) return []
   const out: string[] = []
   if (count < 0n) {
+    if (-count > BigInt(MAX_SAMPLE_REPLY)) return SAMPLE_TOO_LARGE
     for (let n = Number(-count); n > 0; n--) out.push(set.randomMember())
     return out
   }

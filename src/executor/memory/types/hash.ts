@@ -90,8 +90,8 @@ export class HashValue implements TypedValue {
 
   /**
    * Marks the hash as taking part in field expiry: Redis 7.4 turns a listpack into a listpackex
-   * as soon as a field-expiry command (HEXPIRE, HPERSIST's writers, HGETEX, HSETEX with a TTL)
-   * touches it, whether or not a TTL ends up set.
+   * as soon as a command that sets field TTLs (the HEXPIRE family, HGETEX with an option, HSETEX
+   * with a TTL) touches it, whether or not a TTL ends up set.
    */
   enableFieldExpiry(): void {
     if (this.encodingName === 'listpack') this.encodingName = 'listpackex'
@@ -133,11 +133,11 @@ export class HashValue implements TypedValue {
     return heap.length > 0 ? heap[0].at : undefined
   }
 
-  /** Deletes every field whose deadline is at or before `now`; returns how many. */
+  /** Deletes every field whose deadline is before `now` (a field lives through its deadline millisecond, as in Redis); returns how many. */
   removeExpired(now: number): number {
-    if (this.heap.length === 0 || this.heap[0].at > now) return 0
+    if (this.heap.length === 0 || this.heap[0].at >= now) return 0
     let removed = 0
-    while (this.heap.length > 0 && this.heap[0].at <= now) {
+    while (this.heap.length > 0 && this.heap[0].at < now) {
       const { at, field } = this.popDeadline()
       if (this.deadlines?.get(field) === at) {
         this.delete(field)
@@ -179,12 +179,20 @@ export class HashValue implements TypedValue {
     return this.table.scan(cursor, count, visit)
   }
 
-  /** A copy with the same fields, TTLs and encoding (COPY). */
+  /**
+   * A copy with the same fields, TTLs and encoding (COPY). The copy is not registered for active
+   * field expiry: whoever stores it calls {@link trackVolatileHash}.
+   */
   clone(): HashValue {
     const copy = new HashValue()
     this.table.forEach((field, value) => copy.table.set(field, value))
     copy.encodingName = this.encodingName
-    this.deadlines?.forEach((at, field) => copy.setDeadline(field, at))
+    if (this.hasVolatileFields) {
+      // In the order the deadlines were set, so a listpackex copy iterates like the original.
+      const stamps = this.deadlineStamps!
+      const fields = [...this.deadlines!.keys()].sort((a, b) => stamps.get(a)! - stamps.get(b)!)
+      for (const field of fields) copy.setDeadline(field, this.deadlines!.get(field)!)
+    }
     return copy
   }
 
@@ -205,11 +213,14 @@ export class HashValue implements TypedValue {
     }
   }
 
+  /** Adds the entry of a deadline already recorded in `deadlines`. */
   private pushDeadline(entry: Deadline): void {
-    const heap = this.heap
-    // Stale entries (changed or removed TTLs) are dropped when they dominate, keeping it O(fields).
-    if (heap.length > 64 && heap.length > 2 * (this.deadlines?.size ?? 0)) {
-      this.heap = [...this.deadlines!].map(([field, at]) => ({ at, field })).sort((a, b) => a.at - b.at)
+    const deadlines = this.deadlines!
+    if (this.heap.length > 64 && this.heap.length > 2 * deadlines.size) {
+      // Stale entries (changed or removed TTLs) dominate: rebuild from `deadlines`, which already
+      // holds `entry`. A sorted array is a valid min-heap.
+      this.heap = [...deadlines].map(([field, at]) => ({ at, field })).sort((a, b) => a.at - b.at)
+      return
     }
     siftUp(this.heap, entry)
   }
@@ -239,7 +250,14 @@ interface VolatileHash {
 }
 
 /** Per database, a min-heap of hashes by their earliest field deadline. */
-const volatileHashes = new WeakMap<Database, VolatileHash[]>()
+interface VolatileIndex {
+  heap: VolatileHash[]
+  /** Heap size that triggers dropping entries of deleted or replaced hashes. */
+  pruneAt: number
+}
+
+const MIN_PRUNE_SIZE = 1024
+const volatileIndexes = new WeakMap<Database, VolatileIndex>()
 
 /**
  * Registers `hash` (stored at `key`) for active field expiry at `at`. Called whenever a field
@@ -248,9 +266,27 @@ const volatileHashes = new WeakMap<Database, VolatileHash[]>()
 export function trackFieldDeadline(db: Database, key: string, hash: HashValue, at: number): void {
   if (at >= hash.registeredDeadline) return
   hash.registeredDeadline = at
-  let heap = volatileHashes.get(db)
-  if (heap === undefined) volatileHashes.set(db, (heap = []))
-  siftUp(heap, { at, key, hash })
+  let index = volatileIndexes.get(db)
+  if (index === undefined) volatileIndexes.set(db, (index = { heap: [], pruneAt: MIN_PRUNE_SIZE }))
+  siftUp(index.heap, { at, key, hash })
+  if (index.heap.length >= index.pruneAt) prune(db, index)
+}
+
+/**
+ * Entries of hashes since deleted, renamed or overwritten would otherwise stay until their
+ * deadline: when the heap has doubled, keep one entry per hash still stored under its key.
+ */
+function prune(db: Database, index: VolatileIndex): void {
+  const earliest = new Map<HashValue, VolatileHash>()
+  for (const entry of index.heap) {
+    if (db.data.get(entry.key) !== entry.hash) continue
+    const known = earliest.get(entry.hash)
+    if (known === undefined || entry.at < known.at) earliest.set(entry.hash, entry)
+  }
+  for (const entry of index.heap) if (!earliest.has(entry.hash)) entry.hash.registeredDeadline = Infinity
+  index.heap = [...earliest.values()].sort((a, b) => a.at - b.at)
+  for (const entry of index.heap) entry.hash.registeredDeadline = entry.at
+  index.pruneAt = Math.max(MIN_PRUNE_SIZE, 2 * index.heap.length)
 }
 
 /**
@@ -266,17 +302,18 @@ export function trackVolatileHash(db: Database, key: string, hash: HashValue): v
 
 /**
  * The active expiry of hash fields, for the engine's expiry cycle: removes every field whose
- * deadline is at or before `now` from every registered hash of `db`, deletes hashes left empty
+ * deadline is before `now` from every registered hash of `db`, deletes hashes left empty
  * (Redis 7.4: "a hash whose last field expires is deleted") and returns the number of fields
  * removed. A hash that was renamed or replaced since it registered is skipped here; lazy expiry
  * still applies to it.
  */
 export function expireHashFields(db: Database, now: number): number {
-  const heap = volatileHashes.get(db)
-  if (heap === undefined) return 0
+  const index = volatileIndexes.get(db)
+  if (index === undefined) return 0
   let removed = 0
-  while (heap.length > 0 && heap[0].at <= now) {
-    const { key, hash } = popMin(heap)
+  // `index.heap` is re-read each round: re-registering a hash may prune it into a new array.
+  while (index.heap.length > 0 && index.heap[0].at < now) {
+    const { key, hash } = popMin(index.heap)
     hash.registeredDeadline = Infinity
     if (db.data.get(key) !== hash) continue
     removed += hash.removeExpired(now)
@@ -286,7 +323,7 @@ export function expireHashFields(db: Database, now: number): number {
       if (next !== undefined) trackFieldDeadline(db, key, hash, next)
     }
   }
-  if (heap.length === 0) volatileHashes.delete(db)
+  if (index.heap.length === 0) volatileIndexes.delete(db)
   return removed
 }
 

@@ -45,7 +45,7 @@ function cursorsOf(db: Database): CursorTable<string> {
  * SCAN cursor [MATCH pattern] [COUNT count] [TYPE type]. COUNT is how many keys one call looks
  * at (default 10); MATCH and TYPE filter those afterwards, so a call may return fewer, even none,
  * with a non-zero cursor. See `scan-cursor.ts` for how cursors keep Redis's guarantee. An
- * unknown TYPE name matches nothing (Redis 7.0; 7.2 made it an error).
+ * unknown TYPE name matches nothing, as in Redis 7.0 (later versions have answered an error).
  */
 function scan(ctx: CommandContext, argv: readonly string[]): Out {
   const cursor = parseScanCursor(argv[1])

@@ -91,28 +91,42 @@ function parseSortOptions(argv: readonly string[], readOnly: boolean): SortOptio
   return options
 }
 
+/** Reads the value a BY or GET pattern names for one element; null when there is none. */
+type PatternLookup = (ctx: CommandContext, element: string) => string | null
+
+const noValue: PatternLookup = () => null
+const elementItself: PatternLookup = (_ctx, element) => element
+
 /**
- * Redis's `lookupKeyByPattern`: `#` is the element itself; otherwise the first `*` of the pattern
- * is replaced by the element and the resulting key read, as a string, or, when `->field`
- * follows the `*`, as that field of a hash. Null when there is no `*`, no such key, or the key
- * has another type.
+ * Redis's `lookupKeyByPattern`, prepared once per pattern: `#` is the element itself; otherwise
+ * the first `*` is replaced by the element and the resulting key read, as a string, or, when
+ * `->field` follows the `*`, as that field of a hash. Null when the pattern has no `*`, the key
+ * is missing, or it has another type. Redis scans the pattern as a C string (up to a NUL byte)
+ * for `#`, `*` and `->`, but copies the key's tail and the field name whole.
  */
-function lookupByPattern(ctx: CommandContext, pattern: string, element: string): string | null {
-  if (pattern.charCodeAt(0) === 35 /* # */ && (pattern.length === 1 || pattern.charCodeAt(1) === 0)) return element
+function compilePattern(pattern: string): PatternLookup {
+  if (pattern.charCodeAt(0) === 35 /* # */ && (pattern.length === 1 || pattern.charCodeAt(1) === 0)) return elementItself
   const visible = cString(pattern)
   const star = visible.indexOf('*')
-  if (star === -1) return null
+  if (star === -1) return noValue
   const arrow = visible.indexOf('->', star + 1)
-  const hasField = arrow !== -1 && arrow + 2 < visible.length
-  const key = pattern.slice(0, star) + element + pattern.slice(star + 1, hasField ? arrow : pattern.length)
-  const value = ctx.db.get(key, ctx.now)
-  if (value === undefined) return null
-  if (!hasField) return typeof value === 'string' ? value : null
-  if (!(value instanceof HashValue)) return null
+  const prefix = pattern.slice(0, star)
+  if (arrow === -1 || arrow + 2 >= visible.length) {
+    const suffix = pattern.slice(star + 1)
+    return (ctx, element) => {
+      const value = ctx.db.get(prefix + element + suffix, ctx.now)
+      return typeof value === 'string' ? value : null
+    }
+  }
+  const suffix = pattern.slice(star + 1, arrow)
   const field = pattern.slice(arrow + 2)
-  const deadline = value.deadlineOf(field)
-  if (deadline !== undefined && deadline <= ctx.now) return null
-  return value.get(field) ?? null
+  return (ctx, element) => {
+    const value = ctx.db.get(prefix + element + suffix, ctx.now)
+    if (!(value instanceof HashValue)) return null
+    const deadline = value.deadlineOf(field)
+    if (deadline !== undefined && deadline <= ctx.now) return null
+    return value.get(field) ?? null
+  }
 }
 
 /** `DBL_MIN`: below it a double is subnormal, which glibc's strtod reports as a range error. */
@@ -212,9 +226,10 @@ function sortGeneric(ctx: CommandContext, argv: readonly string[], readOnly: boo
 
   const entries: SortEntry[] = elements.map((element) => ({ element, score: 0, weight: null }))
   if (!dontSort) {
+    const weightOf = by === null ? elementItself : compilePattern(by)
     let unreadable = false
     for (const entry of entries) {
-      const weight = by === null ? entry.element : lookupByPattern(ctx, by, entry.element)
+      const weight = weightOf(ctx, entry.element)
       if (weight === null) continue
       if (alpha) {
         if (by !== null) entry.weight = weight
@@ -230,11 +245,12 @@ function sortGeneric(ctx: CommandContext, argv: readonly string[], readOnly: boo
     else entries.sort(compare)
   }
 
+  const gets = options.gets.map(compilePattern)
   const output: (string | null)[] = []
   for (let j = start; j <= end; j++) {
     const element = entries[j].element
-    if (options.gets.length === 0) output.push(element)
-    for (const pattern of options.gets) output.push(lookupByPattern(ctx, pattern, element))
+    if (gets.length === 0) output.push(element)
+    for (const get of gets) output.push(get(ctx, element))
   }
   if (options.store === null) return output
   const stored = output.map((item) => item ?? '')

@@ -1,0 +1,708 @@
+/**
+ * A RESP2 listener over any {@link Executor}: `redis-cli`, `redis-benchmark` and Redis client
+ * libraries talk to the in-memory engine (or anything else) as if it were a Redis server.
+ *
+ * The listener keeps per-connection state itself (authentication, selected database, client
+ * name, MULTI queue, subscriptions, MONITOR) and sends the executor stateless calls carrying a
+ * {@link CallContext}.
+ *
+ * @packageDocumentation
+ */
+
+import net, { type AddressInfo } from 'node:net'
+import { timingSafeEqual, createHash } from 'node:crypto'
+import { OK, QUEUED, ReplyError, Status, type Command, type Reply } from '../reply.js'
+import { encodeReply, encodeReplies } from '../resp/encode.js'
+import { RequestDecoder } from '../resp/request.js'
+import { NEED_MORE, RespProtocolError } from '../resp/protocol.js'
+import { BackendUnavailableError, type CallContext, type Executor, type PubSubEvent } from '../executor/executor.js'
+import { arityError, checkArity, lookupError, resolveCommand, SERVER_VERSION } from '../commands/lookup.js'
+
+/** Options of {@link serveResp}. @public */
+export interface RespServerOptions {
+  /** TCP port; 0 picks a free one. Default 6379. */
+  readonly port?: number
+  /** Address to bind. Default `127.0.0.1`. */
+  readonly host?: string
+  /** The default user's password (`requirepass`): clients must `AUTH` first. */
+  readonly password?: string
+  /**
+   * Checks `AUTH <user> <password>` for users other than `default`. Without it the executor is
+   * asked: `AUTH user pass` must answer `OK` (the socket executor checks the credentials
+   * upstream); anything else refuses.
+   */
+  readonly authenticate?: (user: string, password: string) => boolean | Promise<boolean>
+  /** Number of databases SELECT accepts (0 … n-1). Default 16. */
+  readonly databases?: number
+  /** Largest argument a client may send, in bytes. Default 512 MiB, Redis's `proto-max-bulk-len`. */
+  readonly maxBulkLength?: number
+  /** Replies a connection may have outstanding before the listener stops reading its input. Default 1024. */
+  readonly maxPendingReplies?: number
+  /**
+   * Bytes of pub/sub and MONITOR output a slow client may leave unread before it is
+   * disconnected (Redis's `client-output-buffer-limit pubsub`). Default 32 MiB.
+   */
+  readonly maxPushBuffer?: number
+}
+
+/** A running listener. @public */
+export interface RespServer {
+  /** Where it listens; `port` is the real one when 0 was asked. */
+  readonly address: AddressInfo
+  /** Connected clients. */
+  readonly clients: number
+  /** Stops listening and closes every client connection. */
+  close(): Promise<void>
+}
+
+/** Bytes written as they are: several replies at once (SUBSCRIBE confirmations). */
+class Raw {
+  constructor(readonly bytes: Buffer) {}
+}
+
+type Out = Reply | Raw
+
+/** One reply position in a connection's output: filled now or later, written in order. */
+interface Slot {
+  out: Buffer | undefined
+}
+
+const NOAUTH = new ReplyError('NOAUTH Authentication required.')
+const WRONGPASS = new ReplyError('WRONGPASS invalid username-password pair or user is disabled.')
+const NOT_INTEGER = new ReplyError('ERR value is not an integer or out of range')
+const SYNTAX = new ReplyError('ERR syntax error')
+const EXEC_ABORT = new ReplyError('EXECABORT Transaction discarded because of previous errors.')
+const BAD_NAME = new ReplyError('ERR Client names cannot contain spaces, newlines or special characters.')
+const RESET = new Status('RESET')
+const QUIT = Symbol('quit')
+
+/** Run at once even inside MULTI (everything else is queued). */
+const MULTI_IMMEDIATE = new Set(['exec', 'discard', 'multi', 'watch', 'quit', 'reset'])
+/** Allowed before AUTH. */
+const NO_AUTH = new Set(['auth', 'hello', 'quit', 'reset'])
+/** Allowed in RESP2 subscribed state. */
+const SUBSCRIBED_ALLOWED = new Set(['subscribe', 'psubscribe', 'ssubscribe', 'unsubscribe', 'punsubscribe', 'sunsubscribe', 'ping', 'quit', 'reset'])
+/** Allowed on a MONITOR connection (Redis treats it as a replica). */
+const MONITOR_ALLOWED = new Set(['quit', 'reset', 'monitor', 'ping', 'auth', 'hello', 'client'])
+
+const bulk = (text: string): Buffer => Buffer.from(text, 'utf8')
+
+function lower(arg: Buffer): string {
+  return arg.toString('latin1').toLowerCase()
+}
+
+/** Redis's `string2ll` for small numbers: digits with an optional minus, no leading zeros. */
+function strictInteger(arg: Buffer): number | undefined {
+  const text = arg.toString('latin1')
+  return /^(?:0|-?[1-9][0-9]{0,15})$/.test(text) ? Number(text) : undefined
+}
+
+function digest(text: string | Buffer): Buffer {
+  return createHash('sha256').update(text).digest()
+}
+
+/** Constant-time comparison (of digests, so lengths do not leak either). */
+function samePassword(given: Buffer, expected: string): boolean {
+  return timingSafeEqual(digest(given), digest(expected))
+}
+
+function errorReply(error: unknown): ReplyError {
+  if (error instanceof BackendUnavailableError) return new ReplyError(`ERR backend unavailable: ${error.message}`)
+  const message = error instanceof Error ? error.message : String(error)
+  return new ReplyError(`ERR ${message}`.replace(/[\r\n]+/g, ' '))
+}
+
+interface Shared {
+  readonly executor: Executor
+  readonly options: RespServerOptions
+  readonly databases: number
+  readonly maxPending: number
+  readonly maxPushBuffer: number
+  nextId: number
+}
+
+interface Subscribed {
+  readonly name: Buffer
+  readonly abort: AbortController
+}
+
+class Client {
+  readonly #shared: Shared
+  readonly #socket: net.Socket
+  readonly #decoder: RequestDecoder
+  readonly id: number
+  readonly #address: string
+  #slots: Slot[] = []
+  #scheduled = false
+  #paused = false
+  #pumping = false
+  /** No more input is read: QUIT or a protocol error; the socket ends once the output is out. */
+  #closing = false
+  #gone = false
+  #authenticated: boolean
+  #user: string | undefined
+  #password: string | undefined
+  #db = 0
+  #name = ''
+  #context: CallContext
+  #multi: Command[] | undefined
+  #dirty = false
+  readonly #channels = new Map<string, Subscribed>()
+  readonly #patterns = new Map<string, Subscribed>()
+  #monitor: AbortController | undefined
+
+  constructor(shared: Shared, socket: net.Socket) {
+    this.#shared = shared
+    this.#socket = socket
+    this.id = shared.nextId++
+    this.#address = `${socket.remoteAddress ?? '?'}:${socket.remotePort ?? 0}`
+    this.#decoder = new RequestDecoder({ maxBulkLength: shared.options.maxBulkLength })
+    this.#authenticated = shared.options.password === undefined
+    this.#context = this.#makeContext()
+    socket.setNoDelay(true)
+    socket.on('data', (chunk: Buffer) => {
+      this.#decoder.push(chunk)
+      this.#pump()
+    })
+    socket.on('drain', () => this.#maybeResume())
+    socket.on('error', () => {}) // 'close' follows
+    socket.on('close', () => this.#cleanup())
+  }
+
+  destroy(): void {
+    this.#socket.destroy()
+  }
+
+  #makeContext(): CallContext {
+    const context: { db: number; client: string; user?: string; password?: string } = { db: this.#db, client: this.#address }
+    if (this.#user !== undefined) {
+      context.user = this.#user
+      context.password = this.#password
+    }
+    return context
+  }
+
+  #setDb(db: number): void {
+    this.#db = db
+    this.#context = this.#makeContext()
+  }
+
+  /** Reads and runs commands until the input is used up, or output backs up. */
+  #pump(): void {
+    if (this.#pumping) return
+    this.#pumping = true
+    try {
+      while (!this.#closing && !this.#gone) {
+        if (this.#slots.length >= this.#shared.maxPending || this.#socket.writableNeedDrain) {
+          this.#pause()
+          break
+        }
+        let argv: Buffer[] | typeof NEED_MORE
+        try {
+          argv = this.#decoder.next()
+        } catch (error) {
+          if (!(error instanceof RespProtocolError)) throw error
+          // As Redis: the error, after the replies already owed, then the connection closes.
+          this.#closing = true
+          this.#reply(new ReplyError(`ERR ${error.message}`))
+          break
+        }
+        if (argv === NEED_MORE) break
+        this.#run(argv)
+      }
+    } finally {
+      this.#pumping = false
+    }
+    this.#flush()
+  }
+
+  #pause(): void {
+    if (this.#paused) return
+    this.#paused = true
+    this.#socket.pause()
+  }
+
+  #maybeResume(): void {
+    if (!this.#paused || this.#gone) return
+    if (this.#slots.length > this.#shared.maxPending / 2 || this.#socket.writableNeedDrain) return
+    this.#paused = false
+    this.#socket.resume()
+    this.#pump()
+  }
+
+  /** Runs one command and queues its reply. */
+  #run(argv: Buffer[]): void {
+    let out: Out | Promise<Out> | typeof QUIT
+    try {
+      out = this.#handle(argv)
+    } catch (error) {
+      out = errorReply(error)
+    }
+    if (out === QUIT) {
+      this.#closing = true
+      this.#reply(OK)
+      return
+    }
+    if (!(out instanceof Promise)) {
+      this.#reply(out)
+      return
+    }
+    const slot: Slot = { out: undefined }
+    this.#slots.push(slot)
+    out.then(
+      (value) => this.#fill(slot, value),
+      (error: unknown) => this.#fill(slot, errorReply(error)),
+    )
+  }
+
+  #reply(out: Out): void {
+    this.#slots.push({ out: out instanceof Raw ? out.bytes : encodeReply(out) })
+  }
+
+  #fill(slot: Slot, out: Out): void {
+    if (this.#gone) return
+    slot.out = out instanceof Raw ? out.bytes : encodeReply(out)
+    this.#schedule()
+  }
+
+  /** Pub/sub messages and MONITOR lines: after every reply owed so far. */
+  #push(bytes: Buffer): void {
+    if (this.#gone) return
+    if (this.#socket.writableLength > this.#shared.maxPushBuffer) {
+      this.#socket.destroy() // a subscriber that does not read cannot hold memory without bound
+      return
+    }
+    this.#slots.push({ out: bytes })
+    this.#schedule()
+  }
+
+  #schedule(): void {
+    if (this.#scheduled) return
+    this.#scheduled = true
+    queueMicrotask(() => {
+      this.#scheduled = false
+      this.#flush()
+      this.#maybeResume()
+    })
+  }
+
+  /** Writes the replies that are ready, in order, in one write. */
+  #flush(): void {
+    if (this.#gone) return
+    const slots = this.#slots
+    let ready = 0
+    while (ready < slots.length && slots[ready].out !== undefined) ready++
+    if (ready > 0) {
+      const chunk = ready === 1 ? (slots[0].out as Buffer) : Buffer.concat(slots.slice(0, ready).map((slot) => slot.out as Buffer))
+      this.#slots = ready === slots.length ? [] : slots.slice(ready)
+      this.#socket.write(chunk)
+    }
+    if (this.#closing && this.#slots.length === 0) {
+      this.#gone = true
+      this.#stopStreams()
+      this.#socket.end()
+    }
+  }
+
+  #cleanup(): void {
+    this.#gone = true
+    this.#slots = []
+    this.#stopStreams()
+  }
+
+  #stopStreams(): void {
+    for (const entry of this.#channels.values()) entry.abort.abort()
+    for (const entry of this.#patterns.values()) entry.abort.abort()
+    this.#channels.clear()
+    this.#patterns.clear()
+    this.#monitor?.abort()
+    this.#monitor = undefined
+  }
+
+  #handle(argv: Buffer[]): Out | Promise<Out> | typeof QUIT {
+    const name = lower(argv[0])
+    if (!this.#authenticated && !NO_AUTH.has(name)) return NOAUTH
+    if (this.#channels.size + this.#patterns.size > 0 && !SUBSCRIBED_ALLOWED.has(name)) {
+      return new ReplyError(`ERR Can't execute '${name}': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context`)
+    }
+    if (this.#multi !== undefined && !MULTI_IMMEDIATE.has(name)) return this.#queue(argv)
+    if (this.#monitor !== undefined && !MONITOR_ALLOWED.has(name)) return new ReplyError("ERR Replica can't interact with the keyspace")
+    const argc = argv.length
+    switch (name) {
+      case 'auth':
+        if (argc < 2) return arity('auth')
+        if (argc > 3) return SYNTAX
+        return this.#auth(argc === 3 ? argv[1].toString('utf8') : undefined, argv[argc - 1])
+      case 'hello':
+        return this.#hello(argv)
+      case 'quit':
+        return QUIT
+      case 'reset':
+        return this.#reset()
+      case 'select': {
+        if (argc !== 2) return arity('select')
+        const db = strictInteger(argv[1])
+        if (db === undefined) return NOT_INTEGER
+        if (db < 0 || db >= this.#shared.databases) return new ReplyError('ERR DB index is out of range')
+        this.#setDb(db)
+        return OK
+      }
+      case 'multi':
+        if (argc !== 1) return arity('multi')
+        if (this.#multi !== undefined) return new ReplyError('ERR MULTI calls can not be nested')
+        this.#multi = []
+        this.#dirty = false
+        return OK
+      case 'exec':
+        if (argc !== 1) return arity('exec')
+        return this.#exec()
+      case 'discard':
+        if (argc !== 1) return arity('discard')
+        if (this.#multi === undefined) return new ReplyError('ERR DISCARD without MULTI')
+        this.#multi = undefined
+        return OK
+      case 'watch':
+        if (argc < 2) return arity('watch')
+        if (this.#multi !== undefined) return new ReplyError('ERR WATCH inside MULTI is not allowed')
+        return new ReplyError('ERR WATCH is not supported by this server')
+      case 'unwatch':
+        if (argc !== 1) return arity('unwatch')
+        return OK
+      case 'subscribe':
+      case 'psubscribe':
+        if (argc < 2) return arity(name)
+        return this.#subscribe(name === 'subscribe' ? 'channel' : 'pattern', argv.slice(1))
+      case 'unsubscribe':
+      case 'punsubscribe':
+        return this.#unsubscribe(name === 'unsubscribe' ? 'channel' : 'pattern', argv.slice(1))
+      case 'ssubscribe':
+      case 'sunsubscribe':
+        return new ReplyError(`ERR Command is not available: '${name}'`)
+      case 'ping':
+        if (this.#channels.size + this.#patterns.size === 0) break
+        if (argc > 2) return arity('ping')
+        return [bulk('pong'), argc === 2 ? argv[1] : Buffer.alloc(0)]
+      case 'monitor':
+        if (argc !== 1) return arity('monitor')
+        return this.#startMonitor()
+      case 'client':
+        return this.#client(argv)
+      case 'command':
+      case 'config':
+        return this.#introspection(name, argv)
+    }
+    return this.#call(argv)
+  }
+
+  /** Runs a command on the executor; rejections become error replies. */
+  #call(argv: Command): Promise<Reply> {
+    return this.#shared.executor.exec(argv, this.#context)
+  }
+
+  #auth(user: string | undefined, password: Buffer): Out | Promise<Out> {
+    const expected = this.#shared.options.password
+    if (user === undefined || user === 'default') {
+      if (user === undefined && expected === undefined) {
+        return new ReplyError('ERR AUTH <password> called without any password configured for the default user. Are you sure your configuration is correct?')
+      }
+      if (expected !== undefined && !samePassword(password, expected)) return WRONGPASS
+      this.#login(undefined, undefined)
+      return OK
+    }
+    const given = password.toString('utf8')
+    return this.#checkUser(user, given).then((ok) => {
+      if (!ok) return WRONGPASS
+      this.#login(user, given)
+      return OK
+    })
+  }
+
+  async #checkUser(user: string, password: string): Promise<boolean> {
+    const check = this.#shared.options.authenticate
+    if (check !== undefined) return check(user, password)
+    const reply = await this.#shared.executor.exec(['AUTH', user, password], { db: this.#db, client: this.#address, user, password })
+    return reply instanceof Status && reply.text === 'OK'
+  }
+
+  #login(user: string | undefined, password: string | undefined): void {
+    this.#authenticated = true
+    this.#user = user
+    this.#password = password
+    this.#context = this.#makeContext()
+  }
+
+  #hello(argv: Buffer[]): Out | Promise<Out> {
+    let next = 1
+    if (argv.length >= 2) {
+      const version = strictInteger(argv[1])
+      if (version === undefined) return new ReplyError('ERR Protocol version is not an integer or out of range')
+      // RESP3 is not spoken here: refused as Redis refuses versions it does not know.
+      if (version !== 2) return new ReplyError('NOPROTO unsupported protocol version')
+      next = 2
+    }
+    let auth: [string, Buffer] | undefined
+    let setName: Buffer | undefined
+    for (let i = next; i < argv.length; i++) {
+      const option = lower(argv[i])
+      const left = argv.length - i - 1
+      if (option === 'auth' && left >= 2) {
+        auth = [argv[i + 1].toString('utf8'), argv[i + 2]]
+        i += 2
+      } else if (option === 'setname' && left >= 1) {
+        setName = argv[i + 1]
+        if (!validName(setName)) return BAD_NAME
+        i += 1
+      } else {
+        return new ReplyError(`ERR Syntax error in HELLO option '${argv[i].toString('utf8')}'`)
+      }
+    }
+    const finish = (): Out => {
+      if (!this.#authenticated) {
+        return new ReplyError(
+          'NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO <proto> AUTH <user> <pass> option can be used to authenticate the client and select the RESP protocol version at the same time',
+        )
+      }
+      if (setName !== undefined) this.#name = setName.toString('latin1')
+      return [
+        bulk('server'), bulk('redis'),
+        bulk('version'), bulk(SERVER_VERSION),
+        bulk('proto'), 2,
+        bulk('id'), this.id,
+        bulk('mode'), bulk('standalone'),
+        bulk('role'), bulk('master'),
+        bulk('modules'), [],
+      ]
+    }
+    if (auth === undefined) return finish()
+    const result = this.#auth(auth[0], auth[1])
+    const after = (reply: Out): Out => (reply instanceof ReplyError ? reply : finish())
+    return result instanceof Promise ? result.then(after) : after(result)
+  }
+
+  #reset(): Out {
+    this.#multi = undefined
+    this.#stopStreams()
+    this.#setDb(0)
+    this.#name = ''
+    if (this.#shared.options.password !== undefined) this.#authenticated = false
+    this.#user = undefined
+    this.#password = undefined
+    this.#context = this.#makeContext()
+    return RESET
+  }
+
+  /** Inside MULTI: Redis's queue-time checks, then QUEUED. A refused command dooms the EXEC. */
+  #queue(argv: Buffer[]): Out {
+    const refused = this.#check(argv)
+    if (refused !== undefined) {
+      this.#dirty = true
+      return refused
+    }
+    ;(this.#multi as Command[]).push(argv)
+    return QUEUED
+  }
+
+  /**
+   * The queue-time verdict: the memory engine's own (`engine.resolve`, which also knows what the
+   * engine does not implement), else the command table's (unknown command, arity), as Redis.
+   */
+  #check(argv: Buffer[]): ReplyError | undefined {
+    const engine = (this.#shared.executor as { engine?: { resolve?: unknown } }).engine
+    if (engine !== undefined && typeof engine.resolve === 'function') {
+      const verdict: unknown = engine.resolve.call(engine, argv.map((arg) => arg.toString('latin1')))
+      return verdict instanceof ReplyError ? verdict : undefined
+    }
+    const info = resolveCommand(argv)
+    if (info === undefined) return lookupError(argv)
+    if (!checkArity(info, argv.length)) return arityError(info)
+    return undefined
+  }
+
+  #exec(): Out | Promise<Out> {
+    const queued = this.#multi
+    if (queued === undefined) return new ReplyError('ERR EXEC without MULTI')
+    this.#multi = undefined
+    if (this.#dirty) return EXEC_ABORT
+    return this.#shared.executor.transaction(queued, this.#context).then((replies) => {
+      if (replies instanceof ReplyError) return replies
+      // A SELECT that ran inside the transaction stays in effect afterwards, as in Redis.
+      queued.forEach((command, i) => {
+        if (lower(command[0] as Buffer) === 'select' && replies[i] === OK) {
+          const db = strictInteger(command[1] as Buffer)
+          if (db !== undefined) this.#setDb(db)
+        }
+      })
+      return replies
+    })
+  }
+
+  #subscribe(kind: 'channel' | 'pattern', names: Buffer[]): Out | Promise<Out> {
+    const map = kind === 'channel' ? this.#channels : this.#patterns
+    const type = kind === 'channel' ? 'subscribe' : 'psubscribe'
+    const confirmations: Reply[] = []
+    const waits: Promise<Error | undefined>[] = []
+    for (const name of names) {
+      const key = name.toString('latin1')
+      if (!map.has(key)) {
+        const entry: Subscribed = { name, abort: new AbortController() }
+        map.set(key, entry)
+        waits.push(this.#follow(kind, map, key, entry))
+      }
+      confirmations.push([bulk(type), name, this.#channels.size + this.#patterns.size])
+    }
+    const out = new Raw(encodeReplies(confirmations))
+    if (waits.length === 0) return out
+    return Promise.all(waits).then((errors) => {
+      const failed = errors.find((error) => error !== undefined)
+      return failed === undefined ? out : errorReply(failed)
+    })
+  }
+
+  /**
+   * Subscribes one channel on the executor. Resolves when the executor confirmed it (or failed
+   * before that); messages then flow to this connection. A failure after the confirmation
+   * closes the connection, as a client of a Redis that went away would see.
+   */
+  #follow(kind: 'channel' | 'pattern', map: Map<string, Subscribed>, key: string, entry: Subscribed): Promise<Error | undefined> {
+    return new Promise((resolve) => {
+      let confirmed = false
+      const onEvent = (event: PubSubEvent): void => {
+        switch (event.type) {
+          case 'subscribe':
+          case 'psubscribe':
+            confirmed = true
+            resolve(undefined)
+            return
+          case 'message':
+            if (map.get(key) === entry) this.#push(encodeReply([bulk('message'), event.channel, event.message]))
+            return
+          case 'pmessage':
+            if (map.get(key) === entry) this.#push(encodeReply([bulk('pmessage'), event.pattern, event.channel, event.message]))
+        }
+      }
+      this.#shared.executor.subscribe({ kind, names: [entry.name] }, onEvent, entry.abort.signal, this.#context).then(
+        () => resolve(undefined),
+        (error: unknown) => {
+          if (map.get(key) === entry) map.delete(key)
+          if (!confirmed) resolve(error instanceof Error ? error : new Error(String(error)))
+          else this.#socket.destroy()
+        },
+      )
+    })
+  }
+
+  #unsubscribe(kind: 'channel' | 'pattern', names: Buffer[]): Out {
+    const map = kind === 'channel' ? this.#channels : this.#patterns
+    const type = bulk(kind === 'channel' ? 'unsubscribe' : 'punsubscribe')
+    const targets = names.length > 0 ? names : [...map.values()].map((entry) => entry.name)
+    if (targets.length === 0) return [type, null, this.#channels.size + this.#patterns.size]
+    const replies: Reply[] = []
+    for (const name of targets) {
+      const key = name.toString('latin1')
+      const entry = map.get(key)
+      if (entry !== undefined) {
+        map.delete(key)
+        entry.abort.abort()
+      }
+      replies.push([type, name, this.#channels.size + this.#patterns.size])
+    }
+    return new Raw(encodeReplies(replies))
+  }
+
+  #startMonitor(): Out {
+    if (this.#monitor !== undefined) return OK
+    const abort = new AbortController()
+    this.#monitor = abort
+    this.#shared.executor
+      .monitor((event) => this.#push(encodeReply(new Status(event.line))), abort.signal, this.#context)
+      .catch(() => {
+        if (this.#monitor === abort) this.#socket.destroy()
+      })
+    return OK
+  }
+
+  #client(argv: Buffer[]): Out | Promise<Out> {
+    if (argv.length < 2) return arity('client')
+    const sub = lower(argv[1])
+    switch (sub) {
+      case 'setname':
+        if (argv.length !== 3) return arity('client|setname')
+        if (!validName(argv[2])) return BAD_NAME
+        this.#name = argv[2].toString('latin1')
+        return OK
+      case 'getname':
+        if (argv.length !== 2) return arity('client|getname')
+        return this.#name === '' ? null : Buffer.from(this.#name, 'latin1')
+      case 'id':
+        if (argv.length !== 2) return arity('client|id')
+        return this.id
+    }
+    return this.#call(argv)
+  }
+
+  /**
+   * COMMAND and CONFIG go to the executor; if it does not know them, an empty answer keeps
+   * redis-cli and redis-benchmark (which ask at startup) going.
+   */
+  async #introspection(name: string, argv: Buffer[]): Promise<Out> {
+    const reply = await this.#call(argv)
+    if (!(reply instanceof ReplyError) || !/^ERR unknown (sub)?command/.test(reply.message)) return reply
+    const sub = argv.length > 1 ? lower(argv[1]) : ''
+    if (name === 'command' && (sub === '' || sub === 'docs' || sub === 'info')) return []
+    if (name === 'config' && sub === 'get') return []
+    return reply
+  }
+}
+
+function arity(name: string): ReplyError {
+  return new ReplyError(`ERR wrong number of arguments for '${name}' command`)
+}
+
+/** Redis accepts client names of printable ASCII without spaces (`!` … `~`). */
+function validName(name: Buffer): boolean {
+  for (const byte of name) if (byte < 0x21 || byte > 0x7e) return false
+  return true
+}
+
+/**
+ * Serves RESP2 on TCP in front of `executor`. Resolves once listening.
+ * @public
+ */
+export async function serveResp(executor: Executor, options: RespServerOptions = {}): Promise<RespServer> {
+  const shared: Shared = {
+    executor,
+    options,
+    databases: options.databases ?? 16,
+    maxPending: options.maxPendingReplies ?? 1024,
+    maxPushBuffer: options.maxPushBuffer ?? 32 * 1024 * 1024,
+    nextId: 1,
+  }
+  const clients = new Set<Client>()
+  const server = net.createServer((socket) => {
+    const client = new Client(shared, socket)
+    clients.add(client)
+    socket.once('close', () => clients.delete(client))
+  })
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(options.port ?? 6379, options.host ?? '127.0.0.1', () => {
+      server.removeListener('error', reject)
+      resolve()
+    })
+  })
+  const address = server.address() as AddressInfo
+  let closing: Promise<void> | undefined
+  return {
+    address,
+    get clients() {
+      return clients.size
+    },
+    close() {
+      closing ??= new Promise<void>((resolve) => {
+        server.close(() => resolve())
+        for (const client of clients) client.destroy()
+      })
+      return closing
+    },
+  }
+}
