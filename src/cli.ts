@@ -5,6 +5,9 @@ import { createNodeHandler } from './adapters/node.js'
 import { generateToken } from './auth/tokens.js'
 import { MemoryExecutor } from './executor/memory/memory-executor.js'
 import type { Executor } from './executor/executor.js'
+import { SocketExecutor } from './executor/socket/socket-executor.js'
+import { redact } from './executor/socket/options.js'
+import { serveResp, type RespServer } from './adapters/resp-server.js'
 
 const USAGE = `restis: a Redis-compatible database behind HTTP
 
@@ -15,6 +18,9 @@ Options:
   --host <addr>          address to bind (default 127.0.0.1)
   --token <t>            standard token (or SERVICE_REST_TOKEN; generated when neither is set)
   --readonly-token <t>   read-only token (or SERVICE_REST_READONLY_TOKEN)
+  --resp-port <n>        also serve RESP (redis-cli, Redis clients) on this port, same host and data
+  --redis <url>          run commands on a real server (redis://[[user]:pass@]host[:port][/db], rediss://)
+                         instead of the in-memory engine
   -h, --help             this text
 `
 
@@ -24,6 +30,8 @@ interface CliOptions {
   token: string
   tokenGenerated: boolean
   readonlyToken?: string
+  respPort?: number
+  redis?: string
 }
 
 function readOptions(argv: string[], env: NodeJS.ProcessEnv): CliOptions {
@@ -34,6 +42,8 @@ function readOptions(argv: string[], env: NodeJS.ProcessEnv): CliOptions {
       host: { type: 'string' },
       token: { type: 'string' },
       'readonly-token': { type: 'string' },
+      'resp-port': { type: 'string' },
+      redis: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -44,6 +54,10 @@ function readOptions(argv: string[], env: NodeJS.ProcessEnv): CliOptions {
   }
   const port = Number(values.port ?? env.PORT ?? 8080)
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`invalid --port: ${values.port}`)
+  const respPort = values['resp-port'] === undefined ? undefined : Number(values['resp-port'])
+  if (respPort !== undefined && (!Number.isInteger(respPort) || respPort < 0 || respPort > 65535)) {
+    throw new Error(`invalid --resp-port: ${values['resp-port']}`)
+  }
   // An empty variable counts as unset, so `SERVICE_REST_TOKEN= restis` still gets a real token.
   const given = values.token || env.SERVICE_REST_TOKEN || env.UPSTASH_REDIS_REST_TOKEN || undefined
   return {
@@ -52,18 +66,21 @@ function readOptions(argv: string[], env: NodeJS.ProcessEnv): CliOptions {
     token: given ?? generateToken(),
     tokenGenerated: given === undefined,
     readonlyToken: values['readonly-token'] || env.SERVICE_REST_READONLY_TOKEN || undefined,
+    respPort,
+    redis: values.redis,
   }
 }
 
 async function main(): Promise<void> {
   let options: CliOptions
+  let executor: Executor
   try {
     options = readOptions(process.argv.slice(2), process.env)
+    executor = options.redis !== undefined ? new SocketExecutor({ url: options.redis }) : new MemoryExecutor()
   } catch (error) {
     process.stderr.write(`restis: ${(error as Error).message}\n\n${USAGE}`)
     process.exit(2)
   }
-  const executor: Executor = new MemoryExecutor()
   const handler = createNodeHandler({ executor, token: options.token, readonlyToken: options.readonlyToken })
   const server = createServer(handler)
   server.keepAliveTimeout = 65_000
@@ -74,8 +91,12 @@ async function main(): Promise<void> {
   const address = server.address()
   const port = typeof address === 'object' && address !== null ? address.port : options.port
   const host = options.host.includes(':') ? `[${options.host}]` : options.host
+  let resp: RespServer | undefined
+  if (options.respPort !== undefined) resp = await serveResp(executor, { port: options.respPort, host: options.host })
+  const backend = options.redis !== undefined ? `socket executor to ${redact(options.redis)}` : 'in-memory executor'
   process.stdout.write(
-    `restis listening on http://${host}:${port} (in-memory executor)\n` +
+    `restis listening on http://${host}:${port} (${backend})\n` +
+      (resp ? `RESP listening on redis://${host}:${resp.address.port}\n` : '') +
       `token${options.tokenGenerated ? ' (generated)' : ''}: ${options.token}\n` +
       (options.readonlyToken ? `read-only token: ${options.readonlyToken}\n` : '') +
       `try: curl -H "Authorization: Bearer ${options.token}" http://${host}:${port}/set/a/1\n`,
@@ -86,7 +107,7 @@ async function main(): Promise<void> {
     stopping = true
     process.stdout.write(`restis: ${signal}, shutting down\n`)
     server.close(() => {
-      void executor.close().then(() => process.exit(0))
+      void Promise.all([resp?.close(), executor.close()]).then(() => process.exit(0))
     })
     server.closeAllConnections()
   }

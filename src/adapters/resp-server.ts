@@ -136,6 +136,13 @@ class Client {
   #scheduled = false
   #paused = false
   #pumping = false
+  /**
+   * Set by a command whose effect on the connection (database, user) is known only when its
+   * promise settles: EXEC with a SELECT inside, AUTH checked by the executor. Later commands wait
+   * for it, as they would behind it in Redis.
+   */
+  #barrier = false
+  #blocked = false
   /** No more input is read: QUIT or a protocol error; the socket ends once the output is out. */
   #closing = false
   #gone = false
@@ -192,7 +199,7 @@ class Client {
     if (this.#pumping) return
     this.#pumping = true
     try {
-      while (!this.#closing && !this.#gone) {
+      while (!this.#closing && !this.#gone && !this.#blocked) {
         if (this.#slots.length >= this.#shared.maxPending || this.#socket.writableNeedDrain) {
           this.#pause()
           break
@@ -233,6 +240,7 @@ class Client {
   /** Runs one command and queues its reply. */
   #run(argv: Buffer[]): void {
     let out: Out | Promise<Out> | typeof QUIT
+    this.#barrier = false
     try {
       out = this.#handle(argv)
     } catch (error) {
@@ -249,10 +257,16 @@ class Client {
     }
     const slot: Slot = { out: undefined }
     this.#slots.push(slot)
+    const blocking = this.#barrier
+    if (blocking) this.#blocked = true
     out.then(
       (value) => this.#fill(slot, value),
       (error: unknown) => this.#fill(slot, errorReply(error)),
-    )
+    ).finally(() => {
+      if (!blocking) return
+      this.#blocked = false
+      this.#pump()
+    })
   }
 
   #reply(out: Out): void {
@@ -261,7 +275,11 @@ class Client {
 
   #fill(slot: Slot, out: Out): void {
     if (this.#gone) return
-    slot.out = out instanceof Raw ? out.bytes : encodeReply(out)
+    try {
+      slot.out = out instanceof Raw ? out.bytes : encodeReply(out)
+    } catch (error) {
+      slot.out = encodeReply(errorReply(error)) // an executor bug must not stall the connection
+    }
     this.#schedule()
   }
 
@@ -410,6 +428,7 @@ class Client {
       return OK
     }
     const given = password.toString('utf8')
+    this.#barrier = true
     return this.#checkUser(user, given).then((ok) => {
       if (!ok) return WRONGPASS
       this.#login(user, given)
@@ -523,6 +542,7 @@ class Client {
     if (queued === undefined) return new ReplyError('ERR EXEC without MULTI')
     this.#multi = undefined
     if (this.#dirty) return EXEC_ABORT
+    if (queued.some((command) => lower(command[0] as Buffer) === 'select')) this.#barrier = true
     return this.#shared.executor.transaction(queued, this.#context).then((replies) => {
       if (replies instanceof ReplyError) return replies
       // A SELECT that ran inside the transaction stays in effect afterwards, as in Redis.

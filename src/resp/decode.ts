@@ -7,6 +7,7 @@
 import { NULL_ARRAY, OK, PONG, QUEUED, ReplyError, Status, type Reply } from '../reply.js'
 import {
   asBuffer,
+  checkOffset,
   copyBytes,
   CR,
   describeByte,
@@ -192,11 +193,12 @@ function tooLong(type: number): RespProtocolError {
  * {@link RespDecoder}, which does not re-read a partial reply on every chunk.
  *
  * @returns the reply and the offset after it, or {@link NEED_MORE} if `buf` ends inside it.
- * @throws {@link RespProtocolError} if the bytes are not a RESP2 reply.
+ * @throws {@link RespProtocolError} if the bytes are not a RESP2 reply; RangeError for a bad `offset`.
  * @public
  */
 export function decodeReply(buf: Uint8Array, offset = 0, options?: RespDecoderOptions): Decoded<Reply> | NeedMore {
   const parser = new ReplyParser(options)
+  checkOffset(buf, offset)
   const value = parser.run(asBuffer(buf), offset)
   return value === NEED_MORE ? NEED_MORE : { value, end: parser.pos }
 }

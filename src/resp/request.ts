@@ -8,6 +8,7 @@
 
 import {
   asBuffer,
+  checkOffset,
   copyBytes,
   CR,
   describeByte,
@@ -236,7 +237,7 @@ export function splitInlineArgs(line: Uint8Array): Buffer[] {
  * lines, `*0`) are skipped, as Redis does.
  *
  * @returns the arguments and the offset after them, or {@link NEED_MORE}.
- * @throws {@link RespProtocolError} with Redis's message for the same input.
+ * @throws {@link RespProtocolError} with Redis's message for the same input; RangeError for a bad `offset`.
  * @public
  */
 export function decodeRequest(
@@ -245,6 +246,7 @@ export function decodeRequest(
   options?: RequestDecoderOptions,
 ): Decoded<Buffer[]> | NeedMore {
   const parser = new RequestParser(options)
+  checkOffset(buf, offset)
   const value = parser.run(asBuffer(buf), offset)
   return value === NEED_MORE ? NEED_MORE : { value, end: parser.pos }
 }

@@ -3,9 +3,9 @@
  *
  * Parsing itself is done by a {@link Parser} over one contiguous buffer. Pushed chunks are kept
  * in a list and parsed in place; only a token (one line, or one bulk body) that straddles chunk
- * boundaries is joined, and only once it is complete. So every byte is copied at most once more
- * than the copy a bulk value needs anyway, whatever the chunking: a 512 MB bulk arriving in 64 KiB
- * pieces costs one join, not thousands of re-concatenations.
+ * boundaries is joined, and only once it is complete. So, whatever the chunking, each byte is
+ * copied once: a bulk body straight into its value, a straddling line into one joined buffer. A
+ * 512 MB bulk arriving in 64 KiB pieces costs one join, not thousands of re-concatenations.
  *
  * @packageDocumentation
  */
@@ -15,6 +15,7 @@ import { asBuffer, CR, LF, missingBulkCRLF, NEED_MORE, RespProtocolError, type N
 /**
  * A resumable parser for one grammar. It keeps its own state (open arrays, the argument vector)
  * between calls, so tokens already consumed are never parsed again.
+ * @internal
  */
 export interface Parser<T> {
   /** After `run`: offset of the first byte not consumed. */
@@ -33,7 +34,7 @@ export interface Parser<T> {
   checkPartialLine(first: number, length: number): void
 }
 
-/** Chunk list plus straddling-token assembly around a {@link Parser}. */
+/** Chunk list plus straddling-token assembly around a {@link Parser}. @internal */
 export class ChunkStream<T> {
   readonly #parser: Parser<T>
   #chunks: Buffer[] = []
@@ -83,10 +84,12 @@ export class ChunkStream<T> {
       if (this.#chunks.length === 0) return NEED_MORE
       if (!this.#straddling) {
         const first = this.#chunks[0]
+        const count = this.#chunks.length
         const value = parser.run(first, this.#head)
         this.#consume(parser.pos - this.#head)
         if (value !== NEED_MORE) return value
-        if (this.#chunks[0] !== first) continue // the chunk was used up; go on with the next one
+        // Used up: go on with the next chunk. Counted, not compared: a caller may push one Buffer twice.
+        if (this.#chunks.length !== count) continue
         this.#straddling = true
         this.#scanIndex = 1
         this.#scanBase = first.length - this.#head

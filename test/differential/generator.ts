@@ -6,7 +6,9 @@
  * change type and WRONGTYPE, range and parse errors come up often. Each family contributes one
  * array of {@link CommandSpec}s; a family added later (sorted sets, geo, HyperLogLog, streams)
  * adds its array to {@link CATALOGUE}. Commands whose replies are random or depend on the moment
- * they run are left out, or carry the relaxation the harness knows (`unordered`, `ttl`).
+ * they run are left out, or carry the relaxation the harness knows (`unordered`, `ttl`). The
+ * test keeps only the specs whose command the engine implements, so a family's entries join the
+ * run as soon as its handlers land.
  *
  * {@link shrink} reduces a diverging sequence to a minimal one for the failure message.
  */
@@ -305,13 +307,129 @@ const SERVER_COMMANDS: readonly CommandSpec[] = [
   server('command|getkeys', (d) => ['COMMAND', 'GETKEYS', 'MSET', d.key(), d.value(), d.key(), d.value()], { weight: 0.2 }),
 ]
 
-/** Every family's specs. Families added later append their array here. */
+const SCORE_BOUNDS: readonly string[] = ['-inf', '+inf', '0', '1', '(1', '2.5', '(2.5', '-3', '10', 'x', '(']
+const LEX_BOUNDS: readonly string[] = ['-', '+', '[m1', '(m2', '[1', '(', '[', 'm1', '[']
+
+/** Sorted sets tie-break equal scores by member, so every range reply has one right order. */
+const zsets = (name: string, build: CommandSpec['build'], extra?: Partial<CommandSpec>) => spec('zset', name, build, extra)
+const ZSET_COMMANDS: readonly CommandSpec[] = [
+  zsets('zadd', (d) => [
+    'ZADD', d.key(), ...d.maybe(0.2, d.pick(['NX', 'XX'])), ...d.maybe(0.15, d.pick(['GT', 'LT'])), ...d.maybe(0.2, 'CH'),
+    ...(d.chance(0.1) ? ['INCR', d.float(), d.member()] : Array.from({ length: d.int(1, 3) }, () => [d.float(), d.member()]).flat()),
+  ], { weight: 4 }),
+  zsets('zincrby', (d) => ['ZINCRBY', d.key(), d.float(), d.member()], { weight: 2 }),
+  zsets('zrem', (d) => ['ZREM', d.key(), ...d.members(2)], { weight: 2 }),
+  zsets('zscore', (d) => ['ZSCORE', d.key(), d.member()]),
+  zsets('zmscore', (d) => ['ZMSCORE', d.key(), ...d.members(3)]),
+  zsets('zcard', (d) => ['ZCARD', d.key()]),
+  zsets('zcount', (d) => ['ZCOUNT', d.key(), d.pick(SCORE_BOUNDS), d.pick(SCORE_BOUNDS)]),
+  zsets('zlexcount', (d) => ['ZLEXCOUNT', d.key(), d.pick(LEX_BOUNDS), d.pick(LEX_BOUNDS)]),
+  zsets('zrank', (d) => ['ZRANK', d.key(), d.member()]),
+  zsets('zrevrank', (d) => ['ZREVRANK', d.key(), d.member()]),
+  zsets('zrange', (d) => ['ZRANGE', d.key(), d.index(), d.index(), ...d.maybe(0.2, 'REV'), ...d.maybe(0.4, 'WITHSCORES')], { weight: 2 }),
+  zsets('zrange', (d) => [
+    'ZRANGE', d.key(), d.pick(SCORE_BOUNDS), d.pick(SCORE_BOUNDS), 'BYSCORE', ...d.maybe(0.3, 'REV'),
+    ...d.maybe(0.3, 'LIMIT', d.pick(['0', '1']), d.pick(['1', '2', '-1'])), ...d.maybe(0.3, 'WITHSCORES'),
+  ]),
+  zsets('zrange', (d) => ['ZRANGE', d.key(), d.pick(LEX_BOUNDS), d.pick(LEX_BOUNDS), 'BYLEX', ...d.maybe(0.3, 'REV')]),
+  zsets('zrangebyscore', (d) => ['ZRANGEBYSCORE', d.key(), d.pick(SCORE_BOUNDS), d.pick(SCORE_BOUNDS), ...d.maybe(0.4, 'WITHSCORES')]),
+  zsets('zrevrangebyscore', (d) => ['ZREVRANGEBYSCORE', d.key(), d.pick(SCORE_BOUNDS), d.pick(SCORE_BOUNDS)]),
+  zsets('zrangebylex', (d) => ['ZRANGEBYLEX', d.key(), d.pick(LEX_BOUNDS), d.pick(LEX_BOUNDS)]),
+  zsets('zrangestore', (d) => ['ZRANGESTORE', d.key(), d.key(), d.index(), d.index()]),
+  zsets('zremrangebyrank', (d) => ['ZREMRANGEBYRANK', d.key(), d.index(), d.index()]),
+  zsets('zremrangebyscore', (d) => ['ZREMRANGEBYSCORE', d.key(), d.pick(SCORE_BOUNDS), d.pick(SCORE_BOUNDS)]),
+  zsets('zremrangebylex', (d) => ['ZREMRANGEBYLEX', d.key(), d.pick(LEX_BOUNDS), d.pick(LEX_BOUNDS)]),
+  zsets('zpopmin', (d) => ['ZPOPMIN', d.key(), ...d.maybe(0.4, d.pick(['0', '1', '2', '-1']))]),
+  zsets('zpopmax', (d) => ['ZPOPMAX', d.key(), ...d.maybe(0.4, d.pick(['0', '1', '2', '-1']))]),
+  zsets('zmpop', (d) => {
+    const keys = d.keys(2)
+    return ['ZMPOP', String(keys.length), ...keys, d.pick(['MIN', 'MAX']), ...d.maybe(0.4, 'COUNT', d.pick(['1', '2', '0']))]
+  }),
+  zsets('zunionstore', (d) => {
+    const keys = d.keys(2)
+    return [
+      'ZUNIONSTORE', d.key(), String(keys.length), ...keys, ...d.maybe(0.3, 'WEIGHTS', ...keys.map(() => d.pick(['1', '2', '-1', '0.5']))),
+      ...d.maybe(0.3, 'AGGREGATE', d.pick(['SUM', 'MIN', 'MAX'])),
+    ]
+  }),
+  zsets('zinterstore', (d) => {
+    const keys = d.keys(2)
+    return ['ZINTERSTORE', d.key(), String(keys.length), ...keys, ...d.maybe(0.3, 'AGGREGATE', d.pick(['SUM', 'MIN', 'MAX']))]
+  }),
+  zsets('zdiffstore', (d) => {
+    const keys = d.keys(2)
+    return ['ZDIFFSTORE', d.key(), String(keys.length), ...keys]
+  }),
+  zsets('zunion', (d) => {
+    const keys = d.keys(3)
+    return ['ZUNION', String(keys.length), ...keys, ...d.maybe(0.5, 'WITHSCORES')]
+  }),
+  zsets('zinter', (d) => {
+    const keys = d.keys(2)
+    return ['ZINTER', String(keys.length), ...keys, ...d.maybe(0.5, 'WITHSCORES')]
+  }),
+  zsets('zdiff', (d) => {
+    const keys = d.keys(2)
+    return ['ZDIFF', String(keys.length), ...keys, ...d.maybe(0.5, 'WITHSCORES')]
+  }),
+  zsets('zintercard', (d) => {
+    const keys = d.keys(2)
+    return ['ZINTERCARD', String(keys.length), ...keys, ...d.maybe(0.3, 'LIMIT', d.pick(['0', '1']))]
+  }),
+]
+
+const hyperloglogs = (name: string, build: CommandSpec['build'], extra?: Partial<CommandSpec>) => spec('hyperloglog', name, build, extra)
+const HYPERLOGLOG_COMMANDS: readonly CommandSpec[] = [
+  hyperloglogs('pfadd', (d) => ['PFADD', d.key(), ...d.maybe(0.9, ...d.members(4))], { weight: 3 }),
+  hyperloglogs('pfcount', (d) => ['PFCOUNT', ...d.keys(2)], { weight: 2 }),
+  hyperloglogs('pfmerge', (d) => ['PFMERGE', d.key(), ...d.keys(2)]),
+]
+
+const LONGITUDES: readonly string[] = ['0', '13.361389', '15.087269', '-122.27652', '180', '-180', '181', 'x']
+const LATITUDES: readonly string[] = ['0', '38.115556', '37.502669', '37.805186', '85.05112878', '-85.05112878', '86', 'x']
+
+/** GEOSEARCH without ASC/DESC answers in Redis's box-scan order: compared as a set. */
+const geo = (name: string, build: CommandSpec['build'], extra?: Partial<CommandSpec>) => spec('geo', name, build, extra)
+const GEO_COMMANDS: readonly CommandSpec[] = [
+  geo('geoadd', (d) => [
+    'GEOADD', d.key(), ...d.maybe(0.2, d.pick(['NX', 'XX'])), ...d.maybe(0.2, 'CH'),
+    ...Array.from({ length: d.int(1, 2) }, () => [d.pick(LONGITUDES), d.pick(LATITUDES), d.member()]).flat(),
+  ], { weight: 3 }),
+  geo('geopos', (d) => ['GEOPOS', d.key(), ...d.members(2)]),
+  geo('geodist', (d) => ['GEODIST', d.key(), d.member(), d.member(), ...d.maybe(0.5, d.pick(['m', 'km', 'mi', 'ft', 'KM', 'x']))]),
+  geo('geohash', (d) => ['GEOHASH', d.key(), ...d.members(2)]),
+  geo('geosearch', (d) => [
+    'GEOSEARCH', d.key(), ...(d.chance(0.5) ? ['FROMMEMBER', d.member()] : ['FROMLONLAT', d.pick(LONGITUDES), d.pick(LATITUDES)]),
+    ...(d.chance(0.5) ? ['BYRADIUS', d.pick(['100', '500', '5000']), 'km'] : ['BYBOX', d.pick(['100', '2000']), d.pick(['100', '2000']), 'km']),
+    d.pick(['ASC', 'DESC']), ...d.maybe(0.3, 'COUNT', d.pick(['1', '2'])), ...d.maybe(0.3, 'WITHDIST'), ...d.maybe(0.2, 'WITHCOORD'),
+  ]),
+  geo('geosearch', (d) => ['GEOSEARCH', d.key(), 'FROMMEMBER', d.member(), 'BYRADIUS', d.pick(['100', '5000']), 'km'], { relax: 'unordered' }),
+]
+
+/** Stream IDs are explicit: `*` would take each server's own clock. */
+const STREAM_IDS: readonly string[] = ['1-1', '1-2', '2-0', '3', '5-5', '10-1', '0-1', '0-0', 'x']
+const streams = (name: string, build: CommandSpec['build'], extra?: Partial<CommandSpec>) => spec('stream', name, build, extra)
+const STREAM_COMMANDS: readonly CommandSpec[] = [
+  streams('xadd', (d) => ['XADD', d.key(), ...d.maybe(0.2, 'MAXLEN', d.pick(['2', '5'])), d.pick(STREAM_IDS), d.field(), d.value()], { weight: 3 }),
+  streams('xlen', (d) => ['XLEN', d.key()]),
+  streams('xrange', (d) => ['XRANGE', d.key(), d.pick(['-', '1', '(1-1', '2-0']), d.pick(['+', '3', '10-1']), ...d.maybe(0.3, 'COUNT', d.pick(['1', '2']))]),
+  streams('xrevrange', (d) => ['XREVRANGE', d.key(), d.pick(['+', '5-5']), d.pick(['-', '1-2'])]),
+  streams('xdel', (d) => ['XDEL', d.key(), d.pick(STREAM_IDS)]),
+  streams('xtrim', (d) => ['XTRIM', d.key(), d.pick(['MAXLEN', 'MINID']), d.pick(['0', '1', '3', '2-0'])]),
+  streams('xread', (d) => ['XREAD', ...d.maybe(0.3, 'COUNT', '1'), 'STREAMS', d.key(), d.pick(['0', '1-1', '$'])]),
+]
+
+/** Every family's specs. A family added later appends its array here. */
 export const CATALOGUE: readonly CommandSpec[] = [
   ...STRING_COMMANDS,
   ...BITMAP_COMMANDS,
   ...HASH_COMMANDS,
   ...LIST_COMMANDS,
   ...SET_COMMANDS,
+  ...ZSET_COMMANDS,
+  ...HYPERLOGLOG_COMMANDS,
+  ...GEO_COMMANDS,
+  ...STREAM_COMMANDS,
   ...GENERIC_COMMANDS,
   ...SERVER_COMMANDS,
 ]

@@ -72,20 +72,29 @@ function isPong(reply: Reply): boolean {
   return Array.isArray(reply) && reply.length === 2 && reply[0] instanceof Uint8Array && Buffer.from(reply[0]).toString() === 'pong'
 }
 
-/** Collects events; {@link Collector.waitFor} resolves once `count` of them arrived. */
+/** Collects events; {@link Collector.waitFor} resolves once enough of them arrived. */
 export class Collector<T> {
   readonly items: T[] = []
-  private target = Infinity
+  private wanted: ((items: readonly T[]) => boolean) | undefined
   private wake: (() => void) | undefined
 
   readonly push = (item: T): void => {
     this.items.push(item)
-    if (this.items.length >= this.target) this.wake?.()
+    if (this.wanted?.(this.items)) {
+      this.wanted = undefined
+      this.wake?.()
+    }
   }
 
+  /** Resolves once `count` items arrived. */
   waitFor(count: number): Promise<void> {
-    if (this.items.length >= count) return Promise.resolve()
-    this.target = count
+    return this.waitUntil((items) => items.length >= count)
+  }
+
+  /** Resolves once `done` holds for the items so far (checked on every arrival). */
+  waitUntil(done: (items: readonly T[]) => boolean): Promise<void> {
+    if (done(this.items)) return Promise.resolve()
+    this.wanted = done
     return new Promise((resolve) => (this.wake = resolve))
   }
 }

@@ -31,6 +31,20 @@ describe('decodeReply (stateless)', () => {
     expect(valueOf(decodeReply(bin('+OKAY\r\n')))).toStrictEqual(new Status('OKAY'))
   })
 
+  it('refuses an offset outside the buffer as a programming error', () => {
+    for (const offset of [-1, 5, 1.5, Number.NaN]) {
+      expect(() => decodeReply(bin(':1\r\n'), offset)).toThrow(RangeError)
+    }
+  })
+
+  it('decodes arrays nested 100,000 deep without recursion', () => {
+    const depth = 100_000
+    const bytes = bin(`${'*1\r\n'.repeat(depth)}:7\r\n`)
+    let value = valueOf(decodeReply(bytes))
+    for (let i = 0; i < depth; i++) value = (value as unknown[])[0] as typeof value
+    expect(value).toBe(7)
+  })
+
   it('returns bulk strings that do not alias the input', () => {
     const buf = bin('$3\r\nabc\r\n')
     const value = valueOf(decodeReply(buf)) as Buffer
@@ -80,6 +94,15 @@ describe('RespDecoder chunking', () => {
     for (let k = 0; k <= all.length; k++) {
       expect(outcome(new RespDecoder(), splitAt(all, [k]))).toStrictEqual({ values: expected, end: 'need-more' })
     }
+  })
+
+  it('accepts the same chunk instance pushed repeatedly', () => {
+    const header = bin('*2\r\n')
+    const decoder = new RespDecoder()
+    decoder.push(header)
+    decoder.push(header)
+    decoder.push(bin(':1\r\n:2\r\n:3\r\n'))
+    expect(drain(decoder)).toStrictEqual([[[1, 2], 3]])
   })
 
   it('ignores empty chunks', () => {

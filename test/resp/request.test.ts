@@ -41,6 +41,16 @@ describe('RequestDecoder multibulk commands', () => {
     decodesTo(pipeline, [words('PING'), words('GET', 'a'), words('DEL', 'a', 'b')])
   })
 
+  it('accepts the same chunk instance pushed repeatedly', () => {
+    const ping = bin('*1\r\n$4\r\nPING\r\n')
+    const header = bin('*2\r\n')
+    const decoder = new RequestDecoder()
+    for (const chunk of [ping, ping, header, header]) decoder.push(chunk)
+    expect(decoder.next()).toStrictEqual(words('PING'))
+    expect(decoder.next()).toStrictEqual(words('PING'))
+    expect(() => decoder.next()).toThrow("Protocol error: expected '$', got '*'")
+  })
+
   it('skips empty and negative-count commands, as Redis does', () => {
     decodesTo('*0\r\n*-10\r\n*1\r\n$4\r\nPING\r\n', [words('PING')])
   })

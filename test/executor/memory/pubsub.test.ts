@@ -399,11 +399,10 @@ describe('MemoryExecutor.subscribe', () => {
       received.push(inbox)
       const channel = channels[s % 10]
       done.push(executor.subscribe({ kind: 'channel', names: [channel] }, (event) => {
-        if (event.type === 'message') inbox.push(Buffer.from(event.message).toString('latin1'))
-        else inbox.push(`${event.type}:${Buffer.from(event.channel).toString('latin1')}:${event.count}`)
+        inbox.push(event.type === 'message' ? Buffer.from(event.message).toString('latin1') : show(event))
       }, controller.signal))
     }
-    const expected: string[][] = channels.map((channel) => [`subscribe:${channel}:1`])
+    const expected: string[][] = channels.map((channel) => [`subscribe ${channel} 1`])
     for (let m = 0; m < 10_000; m++) {
       const channel = m % 10
       const message = `m${m}`

@@ -14,6 +14,7 @@ import { connectionCommands } from './connection.js'
 import { scriptingCommands } from './scripting.js'
 import { jsonCommands } from './json.js'
 import { pubSubCommands } from './pubsub.js'
+import { dumpCommands } from './dump.js'
 
 /**
  * Every family's handlers, by full lowercase name. A family is one file exporting a
@@ -35,6 +36,7 @@ const families: readonly CommandTable[] = [
   scriptingCommands,
   jsonCommands,
   pubSubCommands,
+  dumpCommands,
 ]
 
 export const handlers: ReadonlyMap<string, Handler> = new Map(families.flatMap((family) => Object.entries(family)))

@@ -1,5 +1,5 @@
 import { readInt64 } from '../numbers.js'
-import { check } from './reader.js'
+import { check, CorruptPayload } from './reader.js'
 
 /**
  * Listpacks (`listpack.c`), the compact encoding of small hashes, sorted sets, list nodes and

@@ -240,11 +240,13 @@ function cpuSection(): Lines {
   ]
 }
 
-/** One line per command that ran or was refused, as Redis lists them. */
+/** One line per command that ran or was refused since the last reset, as Redis lists them. */
 function commandstatsSection(engine: Engine): Lines {
   const lines: Lines = []
   for (const [name, counters] of engine.stats.commands) {
-    const usec = Math.round(counters.usec)
+    if (counters.calls === 0 && counters.rejectedCalls === 0 && counters.failedCalls === 0) continue
+    // Not every call is timed (see CommandStats): the total is the timed mean times the calls.
+    const usec = counters.timedCalls === 0 ? 0 : Math.round((counters.usec / counters.timedCalls) * counters.calls)
     const perCall = counters.calls === 0 ? 0 : usec / counters.calls
     lines.push(
       `cmdstat_${name}:calls=${counters.calls},usec=${usec},usec_per_call=${perCall.toFixed(2)},` +
@@ -268,7 +270,7 @@ function keyspaceSection(engine: Engine, now: number): Lines {
     let total = 0
     let live = 0
     for (const at of db.expires.values()) {
-      if (at > now) {
+      if (at >= now) {
         total += at - now
         live++
       }

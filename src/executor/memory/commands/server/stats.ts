@@ -35,6 +35,14 @@ export function resetStats(engine: Engine): void {
   stats.connectionsReceived = 0
   stats.errorReplies = 0
   stats.errorCodes.clear()
-  stats.commands.clear()
+  // Zeroed in place, as Redis's resetCommandTableStats does: the running command (CONFIG
+  // RESETSTAT itself) holds its counters and still counts its own call.
+  for (const counters of stats.commands.values()) {
+    counters.calls = 0
+    counters.usec = 0
+    counters.timedCalls = 0
+    counters.rejectedCalls = 0
+    counters.failedCalls = 0
+  }
   for (const db of engine.databases) db.expiredCount = 0
 }

@@ -1,0 +1,134 @@
+import { OK, ReplyError } from '../../../reply.js'
+import type { CommandContext, CommandTable, Out } from '../command.js'
+import { NOT_INTEGER, SYNTAX } from '../errors.js'
+import { typeOf } from '../keyspace.js'
+import { readInt64, readInteger } from '../numbers.js'
+import type { LoadContext } from '../rdb/codec.js'
+import { createDumpPayload, loadDumpPayload, verifyDumpPayload } from '../rdb/payload.js'
+import { CorruptPayload } from '../rdb/reader.js'
+import { HashValue, purgeExpiredFields, trackVolatileHash } from '../types/hash.js'
+import { DEFAULT_MAX_INTSET_ENTRIES } from '../types/set.js'
+import { setDeadline } from './generic/expire.js'
+import { hashLimits } from './hash-access.js'
+
+/**
+ * DUMP and RESTORE (Redis 7.0 `cluster.c`): values serialized in Redis's RDB format, so that a
+ * payload DUMPed by redis-server RESTOREs here and the other way round. The format itself lives
+ * in `../rdb/` (one codec per value type).
+ *
+ * The engine keeps no access clock or frequency counter, so RESTORE validates IDLETIME and FREQ
+ * as Redis does but does not store them (OBJECT IDLETIME / FREQ answer as for a fresh key).
+ */
+
+const BUSY_KEY = new ReplyError('BUSYKEY Target key name already exists.')
+const INVALID_TTL = new ReplyError('ERR Invalid TTL value, must be >= 0')
+const INVALID_IDLETIME = new ReplyError('ERR Invalid IDLETIME value, must be >= 0')
+const INVALID_FREQ = new ReplyError('ERR Invalid FREQ value, must be >= 0 and <= 255')
+const WRONG_VERSION_OR_CHECKSUM = new ReplyError('ERR DUMP payload version or checksum are wrong')
+const BAD_DATA_FORMAT = new ReplyError('ERR Bad data format')
+
+/** DUMP key: the payload, or nil when the key does not exist. */
+function dump(ctx: CommandContext, argv: readonly string[]): Out {
+  const key = argv[1]
+  const value = ctx.db.get(key, ctx.now)
+  if (value === undefined) return null
+  // Hash fields past their deadline are gone for every reader (Redis 7.4 lazy field expiry).
+  if (value instanceof HashValue && !purgeExpiredFields(ctx.db, key, value, ctx.now)) return null
+  const payload = createDumpPayload(value)
+  if (payload === null) return new ReplyError(`ERR DUMP of ${typeOf(value)} values is not supported by the in-memory engine`)
+  return payload
+}
+
+interface RestoreOptions {
+  readonly replace: boolean
+  readonly absoluteTtl: boolean
+}
+
+/**
+ * REPLACE, ABSTTL, IDLETIME seconds, FREQ frequency, from `argv[4]` on. As in Redis, IDLETIME
+ * and FREQ exclude each other (the second one is a syntax error), a missing argument is a syntax
+ * error, and a repeated option is accepted.
+ */
+function parseRestoreOptions(argv: readonly string[]): RestoreOptions | ReplyError {
+  let replace = false
+  let absoluteTtl = false
+  let idleSeen = false
+  let frequencySeen = false
+  for (let i = 4; i < argv.length; i++) {
+    const option = argv[i].toLowerCase()
+    const hasArgument = i + 1 < argv.length
+    if (option === 'replace') {
+      replace = true
+    } else if (option === 'absttl') {
+      absoluteTtl = true
+    } else if (option === 'idletime' && hasArgument && !frequencySeen) {
+      const idle = readInteger(argv[++i])
+      if (idle === null) return NOT_INTEGER
+      if (idle < 0) return INVALID_IDLETIME
+      idleSeen = true
+    } else if (option === 'freq' && hasArgument && !idleSeen) {
+      const frequency = readInteger(argv[++i])
+      if (frequency === null) return NOT_INTEGER
+      if (frequency < 0 || frequency > 255) return INVALID_FREQ
+      frequencySeen = true
+    } else {
+      return SYNTAX
+    }
+  }
+  return { replace, absoluteTtl }
+}
+
+/**
+ * RESTORE key ttl payload [REPLACE] [ABSTTL] [IDLETIME seconds] [FREQ frequency].
+ *
+ * Redis's order of checks: options, then an existing key (BUSYKEY unless REPLACE), then the TTL,
+ * then version and checksum, then the value itself. A TTL of 0 means none; a relative TTL is
+ * added to the current time with 64-bit wrap-around, as in C. A deadline already passed answers
+ * OK without creating the key (deleting the old one under REPLACE).
+ */
+function restore(ctx: CommandContext, argv: readonly string[]): Out {
+  const key = argv[1]
+  const options = parseRestoreOptions(argv)
+  if (options instanceof ReplyError) return options
+  if (!options.replace && ctx.db.has(key, ctx.now)) return BUSY_KEY
+  const ttl = readInt64(argv[2])
+  if (ttl === null) return NOT_INTEGER
+  if (ttl < 0n) return INVALID_TTL
+  const payload = argv[3]
+  if (!verifyDumpPayload(payload)) return WRONG_VERSION_OR_CHECKSUM
+  let value
+  try {
+    value = loadDumpPayload(payload, loadContext(ctx))
+  } catch (error) {
+    if (error instanceof CorruptPayload) return BAD_DATA_FORMAT
+    throw error
+  }
+  if (options.replace) ctx.db.remove(key)
+  const now = BigInt(ctx.now)
+  const deadline = ttl === 0n || options.absoluteTtl ? ttl : BigInt.asIntN(64, ttl + now)
+  // `checkAlreadyExpired`: a deadline at or before now. A 7.4 hash whose every field has expired
+  // is left out the same way.
+  if ((deadline !== 0n && deadline <= now) || (value instanceof HashValue && value.size === 0)) return OK
+  ctx.db.set(key, value)
+  if (deadline !== 0n) setDeadline(ctx.db, key, deadline)
+  if (value instanceof HashValue) trackVolatileHash(ctx.db, key, value)
+  return OK
+}
+
+/** The encoding limits in force now: a restored value is encoded as Redis would encode it. */
+function loadContext(ctx: CommandContext): LoadContext {
+  const intsetText = ctx.engine.config.get('set-max-intset-entries')
+  const maxIntsetEntries = intsetText === undefined ? NaN : Number(intsetText)
+  return {
+    hash: hashLimits(ctx),
+    maxIntsetEntries: Number.isFinite(maxIntsetEntries) ? maxIntsetEntries : DEFAULT_MAX_INTSET_ENTRIES,
+    now: ctx.now,
+  }
+}
+
+/** DUMP and RESTORE; RESTORE-ASKING (the cluster-migration form) behaves as RESTORE outside a cluster. */
+export const dumpCommands: CommandTable = {
+  dump,
+  restore,
+  'restore-asking': restore,
+}

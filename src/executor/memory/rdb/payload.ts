@@ -1,0 +1,59 @@
+import type { Value } from '../keyspace.js'
+import type { Decoder, LoadContext, ValueCodec } from './codec.js'
+import { RDB_VERSION_READABLE } from './constants.js'
+import { crc64 } from './crc64.js'
+import { CorruptPayload, RdbReader } from './reader.js'
+import { RdbWriter } from './writer.js'
+import { hashCodec } from './values/hash.js'
+import { listCodec } from './values/list.js'
+import { setCodec } from './values/set.js'
+import { stringCodec } from './values/string.js'
+
+/**
+ * DUMP payloads (`createDumpPayload` / `verifyDumpPayload` in Redis's cluster.c): the RDB type
+ * byte, the value in RDB form, the RDB version (2 bytes, little-endian) and the CRC-64 of all
+ * the preceding bytes (8 bytes, little-endian). Payloads are binary strings, one char per byte.
+ */
+
+/** Every value type the engine can DUMP and RESTORE, one codec each. */
+const codecs: readonly ValueCodec[] = [stringCodec, listCodec, setCodec, hashCodec] as readonly ValueCodec[]
+
+const decoders = new Map<number, Decoder>(codecs.flatMap((codec) => codec.types.map((type) => [type, codec.decode] as const)))
+
+/** Version and checksum: 10 bytes at the end of every payload. */
+const FOOTER_SIZE = 10
+
+/** The DUMP payload of `value`, or null when its type has no codec yet. */
+export function createDumpPayload(value: Value): string | null {
+  const codec = codecs.find((candidate) => candidate.accepts(value))
+  if (codec === undefined) return null
+  const writer = new RdbWriter()
+  const { type, version } = codec.encode(value, writer)
+  const body = String.fromCharCode(type) + writer.finish() + String.fromCharCode(version & 0xff, version >> 8)
+  return body + crc64(body)
+}
+
+/**
+ * True when `payload` ends with a version this engine reads and the checksum of the rest
+ * (Redis: "DUMP payload version or checksum are wrong" otherwise).
+ */
+export function verifyDumpPayload(payload: string): boolean {
+  if (payload.length < FOOTER_SIZE) return false
+  const footer = payload.length - FOOTER_SIZE
+  const version = payload.charCodeAt(footer) | (payload.charCodeAt(footer + 1) << 8)
+  if (version > RDB_VERSION_READABLE) return false
+  return crc64(payload, 0, payload.length - 8) === payload.slice(payload.length - 8)
+}
+
+/**
+ * The value a verified payload holds. Throws {@link CorruptPayload} for an unknown type byte or a
+ * malformed value (Redis: "Bad data format"). As in Redis, the object is read from the whole
+ * buffer, footer included, and bytes left over after it are ignored.
+ */
+export function loadDumpPayload(payload: string, context: LoadContext): Value {
+  const reader = new RdbReader(payload)
+  const type = reader.byte()
+  const decode = decoders.get(type)
+  if (decode === undefined) throw new CorruptPayload(`unsupported RDB object type ${type}`)
+  return decode(type, reader, context)
+}
