@@ -206,6 +206,13 @@ describe('RESP listener over the memory executor', () => {
       expect(await bystander.call('GET', 'k')).toBeNull()
     })
 
+    test('100 000 pipelined commands the listener answers itself are all answered too', async () => {
+      const big = await connect()
+      big.write(Buffer.concat(Array.from({ length: 100_000 }, (_, i) => multibulk(['SELECT', String(i % 16)]))))
+      const replies = await big.read(100_000, 30_000)
+      expect(replies.every((reply) => show(reply) === '+OK')).toBe(true)
+    })
+
     test('100 000 pipelined commands in one write are all answered, in order, while others are served', async () => {
       const big = await connect()
       const bystander = await connect()

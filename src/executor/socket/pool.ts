@@ -33,6 +33,8 @@ export class Pool {
   /** Exclusive connections: idle ones, and how many exist (idle or lent). */
   #idle: Connection[] = []
   #exclusive = 0
+  /** Exclusive connections lent out right now. */
+  readonly #lent = new Set<Connection>()
   #waiters: Waiter[] = []
   /** Consecutive failed connection attempts, and when the next one may start. */
   #failures = 0
@@ -76,9 +78,11 @@ export class Pool {
    */
   async exclusive(commands: readonly Command[]): Promise<Reply[]> {
     const connection = await this.#reserve()
+    this.#lent.add(connection)
     try {
       return await connection.sendBatch(commands)
     } finally {
+      this.#lent.delete(connection)
       this.#release(connection)
     }
   }
@@ -87,7 +91,7 @@ export class Pool {
   close(): void {
     this.#closed = true
     const error = new BackendUnavailableError('executor closed')
-    for (const connection of [...this.#shared, ...this.#idle]) connection.close()
+    for (const connection of [...this.#shared, ...this.#idle, ...this.#lent]) connection.close()
     this.#shared = []
     this.#idle = []
     for (const waiter of this.#waiters.splice(0)) waiter.reject(error)
