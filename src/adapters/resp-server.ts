@@ -200,6 +200,7 @@ class Client {
     this.#pumping = true
     try {
       while (!this.#closing && !this.#gone && !this.#blocked) {
+        if (this.#slots.length >= this.#shared.maxPending) this.#flush()
         if (this.#slots.length >= this.#shared.maxPending || this.#socket.writableNeedDrain) {
           this.#pause()
           break
@@ -230,7 +231,7 @@ class Client {
   }
 
   #maybeResume(): void {
-    if (!this.#paused || this.#gone) return
+    if (!this.#paused || this.#gone || this.#blocked) return
     if (this.#slots.length > this.#shared.maxPending / 2 || this.#socket.writableNeedDrain) return
     this.#paused = false
     this.#socket.resume()
@@ -258,14 +259,17 @@ class Client {
     const slot: Slot = { out: undefined }
     this.#slots.push(slot)
     const blocking = this.#barrier
-    if (blocking) this.#blocked = true
+    if (blocking) {
+      this.#blocked = true
+      this.#pause()
+    }
     out.then(
       (value) => this.#fill(slot, value),
       (error: unknown) => this.#fill(slot, errorReply(error)),
     ).finally(() => {
       if (!blocking) return
       this.#blocked = false
-      this.#pump()
+      this.#maybeResume()
     })
   }
 

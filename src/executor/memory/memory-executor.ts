@@ -16,29 +16,32 @@ export class MemoryExecutor implements Executor {
   /** The engine behind this executor, for embedding and tests. */
   readonly engine: Engine
   private closed = false
+  /** Settles the promise of each running monitor() when the executor closes. */
+  private readonly openMonitors = new Set<(error?: unknown) => void>()
 
   constructor(options: MemoryExecutorOptions = {}) {
     this.engine = new Engine(options)
   }
 
   exec(command: Command, context?: CallContext): Promise<Reply> {
-    return Promise.resolve(this.execSync(command, context))
+    if (this.closed) return CLOSED()
+    return Promise.resolve(toReply(this.engine.call(this.session(context), toArgv(command))))
   }
 
-  /** Runs one command synchronously (the engine never waits). */
+  /** Runs one command synchronously (the engine never waits); throws once the executor is closed. */
   execSync(command: Command, context?: CallContext): Reply {
-    this.assertOpen()
+    if (this.closed) throw new BackendUnavailableError('executor closed')
     return toReply(this.engine.call(this.session(context), toArgv(command)))
   }
 
   pipeline(commands: readonly Command[], context?: CallContext): Promise<Reply[]> {
-    this.assertOpen()
+    if (this.closed) return CLOSED()
     const session = this.session(context)
     return Promise.resolve(commands.map((command) => toReply(this.engine.call(session, toArgv(command)))))
   }
 
   transaction(commands: readonly Command[], context?: CallContext): Promise<Reply[] | ReplyError> {
-    this.assertOpen()
+    if (this.closed) return CLOSED()
     const replies = this.engine.transaction(this.session(context), commands.map(toArgv))
     return Promise.resolve(replies instanceof ReplyError ? replies : replies.map(toReply))
   }
@@ -102,6 +105,7 @@ export class MemoryExecutor implements Executor {
       const finish = (error?: unknown): void => {
         if (done) return
         done = true
+        this.openMonitors.delete(finish)
         signal.removeEventListener('abort', onAbort)
         remove()
         if (error === undefined) resolve()
@@ -116,12 +120,14 @@ export class MemoryExecutor implements Executor {
           finish(error)
         }
       })
+      this.openMonitors.add(finish)
       signal.addEventListener('abort', onAbort, { once: true })
     })
   }
 
   close(): Promise<void> {
     this.closed = true
+    for (const finish of [...this.openMonitors]) finish(new BackendUnavailableError('executor closed'))
     this.engine.close()
     return Promise.resolve()
   }
@@ -132,10 +138,10 @@ export class MemoryExecutor implements Executor {
     return session
   }
 
-  private assertOpen(): void {
-    if (this.closed) throw new Error('executor is closed')
-  }
 }
+
+/** Every call on a closed executor rejects the same way the socket executor's do. */
+const CLOSED = (): Promise<never> => Promise.reject(new BackendUnavailableError('executor closed'))
 
 const ASCII = /^[\x00-\x7f]*$/
 

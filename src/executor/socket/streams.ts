@@ -85,6 +85,7 @@ export class SubscriberHub {
 
   subscribe(target: Subscription, onEvent: (event: PubSubEvent) => void, signal: AbortSignal): Promise<void> {
     if (signal.aborted) return Promise.resolve()
+    if (target.names.length === 0) return Promise.reject(new TypeError('subscribe needs at least one channel or pattern'))
     return new Promise<void>((resolve, reject) => {
       const names = target.names.map(toBuffer)
       const subscriber: Subscriber = {

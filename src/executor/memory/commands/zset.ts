@@ -1,4 +1,25 @@
 import type { CommandTable } from '../command.js'
+import { addCommands } from './zset/add.js'
+import { memberCommands } from './zset/members.js'
+import { popCommands } from './zset/pop.js'
+import { rangeCommands } from './zset/range.js'
+import { setOperationCommands } from './zset/setops.js'
 
-/** zset commands. */
-export const sortedSetCommands: CommandTable = {}
+/**
+ * Sorted-set commands (t_zset.c), with Redis 7.0.15's replies, errors and argument order. The
+ * value type is `types/zset.ts`; the commands live in `zset/`:
+ * - `add.ts`: ZADD, ZINCRBY
+ * - `members.ts`: ZCARD, ZSCORE, ZMSCORE, ZRANK, ZREVRANK, ZREM, ZRANDMEMBER, ZSCAN
+ * - `range.ts`: ZRANGE and its older forms, ZRANGESTORE, ZCOUNT, ZLEXCOUNT, ZREMRANGEBY*
+ * - `pop.ts`: ZPOPMIN, ZPOPMAX, ZMPOP
+ * - `setops.ts`: ZUNION, ZINTER, ZDIFF, their *STORE forms, ZINTERCARD
+ * Scores are parsed and formatted in `zset/score.ts`, ranges in `zset/ranges.ts`.
+ * The blocking forms (BZPOPMIN, BZPOPMAX, BZMPOP) are not served by this engine.
+ */
+export const sortedSetCommands: CommandTable = {
+  ...addCommands,
+  ...memberCommands,
+  ...rangeCommands,
+  ...popCommands,
+  ...setOperationCommands,
+}

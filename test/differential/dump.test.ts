@@ -1,0 +1,4 @@
+import { runDifferential } from './harness.js'
+import { dumpCases } from './dump.cases.js'
+
+runDifferential('dump', dumpCases)
