@@ -50,9 +50,19 @@ export const CAPTURED = {
   setHashtableOfIntegers: '0203c003c002c0010a00dee468d1df3b3c5a',
   hashListpack: '10252500000008008266310382763103816e022a01836e656704dff90285656d707479068001ff0a00ee45b2fb09b5908b',
   hashHashtable: '0402046c6f6e67c3094041017878e03400017878016601760a0097611aac775ac2c2',
+  /** listpack: integer, fractional, infinite, -0, tiny and large scores; LZF-compressed */
+  zsetListpack: '11c3406140681f680000001400816602842d696e6605816302dffd0281680200018169028631650c2d3330300781640293302e3130e005001f3114816102010181620283322e3504816702f2a0860104816a02f4008053ee7b07a80a00098165028320570104ff0a001ea44700d8e53de2',
+  /** skiplist (an 80-byte member): RDB_TYPE_ZSET_2, binary doubles, highest score first */
+  zsetSkiplist: '0505c30c4050046c6f6e676ce04003016e67a0c8eb85f3cce17f016200000000000004400161000000000000f03f01649a9999999999b93f0163000000000000f0ff0a0083b5889a88e9e4af',
 } as const
 
-type ValueKind = 'string' | 'list' | 'set' | 'hash'
+/**
+ * Names of the cases whose RESTORE must succeed: agreeing with Redis on an error would hide a
+ * decoder that refuses a good payload, so `dump.test.ts` also checks that these answer OK.
+ */
+export const RESTORING_CASES = new Set<string>()
+
+type ValueKind = 'string' | 'list' | 'set' | 'hash' | 'zset'
 
 /** The command that reads a whole value of each kind, and its size command. */
 const READERS: Record<ValueKind, (key: string) => [Command, Command]> = {
@@ -60,6 +70,7 @@ const READERS: Record<ValueKind, (key: string) => [Command, Command]> = {
   list: (key) => [['LRANGE', key, '0', '-1'], ['LLEN', key]],
   set: (key) => [['SMEMBERS', key], ['SCARD', key]],
   hash: (key) => [['HGETALL', key], ['HLEN', key]],
+  zset: (key) => [['ZRANGE', key, '0', '-1', 'WITHSCORES'], ['ZCARD', key]],
 }
 
 /** How a whole-value read compares when the value is a hash table (Redis's order is its own). */
@@ -70,6 +81,7 @@ const UNORDERED: Partial<Record<ValueKind, Relaxation>> = { set: 'unordered', ha
  * value and its size. `ordered: false` for hash tables.
  */
 function restores(name: string, bytes: Buffer, kind: ValueKind, options: { ordered?: boolean; config?: Config } = {}): DiffCase {
+  RESTORING_CASES.add(name)
   const [whole, size] = READERS[kind]('k')
   const commands: Command[] = [
     ...configure(options.config),
@@ -87,6 +99,8 @@ const DEFAULTS = {
   'set-max-intset-entries': '512',
   'hash-max-listpack-entries': '512',
   'hash-max-listpack-value': '64',
+  'zset-max-listpack-entries': '128',
+  'zset-max-listpack-value': '64',
   'sanitize-dump-payload': 'no',
 }
 
@@ -107,6 +121,13 @@ const SANITIZE: Config = { 'sanitize-dump-payload': 'yes' }
 const STRING = captured(CAPTURED.stringRaw)
 /** 2100-01-01T00:00:00Z, a deadline far enough in the future to compare exactly. */
 const FUTURE_MS = '4102444800000'
+
+/** A binary double, 8 bytes little-endian (RDB_TYPE_ZSET_2 scores). */
+function double(value: number): string {
+  const bytes = Buffer.alloc(8)
+  bytes.writeDoubleLE(value)
+  return bytes.toString('latin1')
+}
 
 const LONG = 'L'.repeat(300)
 const HUGE = 'H'.repeat(16_400)
@@ -135,6 +156,8 @@ export const dumpCases: DiffCase[] = [
   restores('a hashtable set of integers becomes an intset again', captured(CAPTURED.setHashtableOfIntegers), 'set'),
   restores('a listpack hash with integer and empty values', captured(CAPTURED.hashListpack), 'hash'),
   restores('a hashtable hash with a long value', captured(CAPTURED.hashHashtable), 'hash', { ordered: false }),
+  restores('a listpack sorted set with every kind of score', captured(CAPTURED.zsetListpack), 'zset'),
+  restores('a skiplist sorted set', captured(CAPTURED.zsetSkiplist), 'zset'),
 
   // ---- re-encoding under the configuration in force ----
   restores(
@@ -165,6 +188,22 @@ export const dumpCases: DiffCase[] = [
   restores(
     'a set with a non-integer member after integers becomes a hashtable',
     payload(bin(2) + rdbLength(3) + rdbString('3') + rdbString('x') + rdbString('-1')), 'set', { ordered: false },
+  ),
+  restores(
+    'a listpack sorted set over zset-max-listpack-entries becomes a skiplist',
+    captured(CAPTURED.zsetListpack), 'zset', { config: { 'zset-max-listpack-entries': '3' } },
+  ),
+  restores(
+    'a listpack sorted set with a member over zset-max-listpack-value stays a listpack (only the count is checked)',
+    captured(CAPTURED.zsetListpack), 'zset', { config: { 'zset-max-listpack-value': '0' } },
+  ),
+  restores(
+    'a skiplist sorted set that fits the listpack limits becomes a listpack',
+    payload(bin(5) + rdbLength(3) + rdbString('c') + double(3) + rdbString('a') + double(-0) + rdbString('b') + double(1e-320)), 'zset',
+  ),
+  restores(
+    'a skiplist sorted set with a member over zset-max-listpack-value stays a skiplist, -0 and all',
+    payload(bin(5) + rdbLength(2) + rdbString('m'.repeat(65)) + double(-0) + rdbString('a') + double(-Infinity)), 'zset',
   ),
   restores(
     'set members that look like integers but are not canonical stay strings',
@@ -210,6 +249,20 @@ export const dumpCases: DiffCase[] = [
     'RDB_TYPE_HASH_ZIPLIST over hash-max-listpack-entries becomes a hashtable',
     payload(bin(13) + rdbString(ziplist(['f', 1, 'g', 2, 'h', 3]))), 'hash',
     { ordered: false, config: { 'hash-max-listpack-entries': '2' } },
+  ),
+  restores(
+    'RDB_TYPE_ZSET: scores as text, with the NaN/inf markers for infinities',
+    payload(bin(3) + rdbLength(4) + rdbString('a') + bin(3) + '1.5' + rdbString('b') + bin(254) + rdbString('c') + bin(255)
+      + rdbString('d') + bin(6) + '-1e-10'),
+    'zset',
+  ),
+  restores(
+    'RDB_TYPE_ZSET_ZIPLIST: integer and text scores',
+    payload(bin(12) + rdbString(ziplist(['a', -5, 'b', '2.25', 7, 100000, 'c', 'inf']))), 'zset',
+  ),
+  restores(
+    'RDB_TYPE_ZSET_ZIPLIST over zset-max-listpack-entries becomes a skiplist',
+    payload(bin(12) + rdbString(ziplist(['a', 1, 'b', 2]))), 'zset', { config: { 'zset-max-listpack-entries': '1' } },
   ),
   restores(
     'RDB_TYPE_SET_INTSET built by hand, 64-bit',
@@ -269,6 +322,18 @@ export const dumpCases: DiffCase[] = [
   refuses(
     'duplicate fields in a small hash (sanitize-dump-payload yes)',
     payload(bin(4) + rdbLength(2) + rdbString('f') + rdbString('1') + rdbString('f') + rdbString('2')), SANITIZE,
+  ),
+  refuses('a NaN score in a skiplist sorted set', payload(bin(5) + rdbLength(1) + rdbString('a') + double(NaN))),
+  refuses('a NaN text score', payload(bin(3) + rdbLength(1) + rdbString('a') + bin(253))),
+  refuses('duplicate members in a sorted set', payload(bin(5) + rdbLength(2) + rdbString('a') + double(1) + rdbString('a') + double(2))),
+  refuses('an empty sorted set', payload(bin(5, 0))),
+  refuses('an empty listpack sorted set', payload(bin(17) + rdbString(writeListpack([])))),
+  refuses('an empty ziplist sorted set', payload(bin(12) + rdbString(ziplist([])))),
+  refuses('a ziplist sorted set with an odd number of entries', payload(bin(12) + rdbString(ziplist(['a', 1, 'b'])))),
+  refuses('a ziplist sorted set with duplicate members', payload(bin(12) + rdbString(ziplist(['a', 1, 'a', 2])))),
+  refuses(
+    'a listpack sorted set with duplicate members (sanitize-dump-payload yes)',
+    payload(bin(17) + rdbString(writeListpack(['a', '1', 'a', '2']))), SANITIZE,
   ),
   refuses('a ziplist with a wrong size', payload(bin(10) + rdbString(ziplist(['a']) + bin(0xff)))),
   refuses('a ziplist with a wrong count', payload(bin(10) + rdbString((() => {

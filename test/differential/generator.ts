@@ -52,6 +52,12 @@ const BINARY_A = Buffer.from([0x00, 0xff, 0x0d, 0x0a])
 const BINARY_B = Buffer.from([0xc3, 0x28, 0x80])
 
 const KEYS: readonly Word[] = ['a', 'b', 'c', 'd', 'e', 'f', 'g', BINARY_A]
+/**
+ * Keys for the lexicographic range commands, which Redis defines only on sorted sets whose
+ * members all have the same score: with mixed scores the reply depends on the skiplist's random
+ * levels. Only score-0 ZADDs, the lex commands, SET and DEL touch these keys.
+ */
+const LEX_KEYS: readonly Word[] = ['L0', 'L1']
 const FIELDS: readonly Word[] = ['f1', 'f2', 'f3', 'f4', 'x', '1', '', BINARY_B]
 const MEMBERS: readonly Word[] = ['m1', 'm2', 'm3', '1', '2', '10', '-3', '']
 const VALUES: readonly Word[] = [
@@ -68,6 +74,11 @@ export class Draw {
 
   key(): Word {
     return this.random.pick(KEYS)
+  }
+
+  /** A key of a sorted set whose members all score 0 (see LEX_KEYS). */
+  lexKey(): Word {
+    return this.random.pick(LEX_KEYS)
   }
 
   /** One to `max` keys, repeats allowed (Redis handles a key named twice). */
@@ -310,7 +321,10 @@ const SERVER_COMMANDS: readonly CommandSpec[] = [
 const SCORE_BOUNDS: readonly string[] = ['-inf', '+inf', '0', '1', '(1', '2.5', '(2.5', '-3', '10', 'x', '(']
 const LEX_BOUNDS: readonly string[] = ['-', '+', '[m1', '(m2', '[1', '(', '[', 'm1', '[']
 
-/** Sorted sets tie-break equal scores by member, so every range reply has one right order. */
+/**
+ * Sorted sets tie-break equal scores by member, so every range reply has one right order. The
+ * lexicographic range commands work on LEX_KEYS only (see there).
+ */
 const zsets = (name: string, build: CommandSpec['build'], extra?: Partial<CommandSpec>) => spec('zset', name, build, extra)
 const ZSET_COMMANDS: readonly CommandSpec[] = [
   zsets('zadd', (d) => [
@@ -323,7 +337,10 @@ const ZSET_COMMANDS: readonly CommandSpec[] = [
   zsets('zmscore', (d) => ['ZMSCORE', d.key(), ...d.members(3)]),
   zsets('zcard', (d) => ['ZCARD', d.key()]),
   zsets('zcount', (d) => ['ZCOUNT', d.key(), d.pick(SCORE_BOUNDS), d.pick(SCORE_BOUNDS)]),
-  zsets('zlexcount', (d) => ['ZLEXCOUNT', d.key(), d.pick(LEX_BOUNDS), d.pick(LEX_BOUNDS)]),
+  zsets('zadd', (d) => ['ZADD', d.lexKey(), ...d.members(3).flatMap((member) => ['0', member])], { weight: 2 }),
+  zsets('set', (d) => ['SET', d.lexKey(), d.value()], { weight: 0.1 }),
+  zsets('del', (d) => ['DEL', d.lexKey()], { weight: 0.2 }),
+  zsets('zlexcount', (d) => ['ZLEXCOUNT', d.lexKey(), d.pick(LEX_BOUNDS), d.pick(LEX_BOUNDS)]),
   zsets('zrank', (d) => ['ZRANK', d.key(), d.member()]),
   zsets('zrevrank', (d) => ['ZREVRANK', d.key(), d.member()]),
   zsets('zrange', (d) => ['ZRANGE', d.key(), d.index(), d.index(), ...d.maybe(0.2, 'REV'), ...d.maybe(0.4, 'WITHSCORES')], { weight: 2 }),
@@ -331,14 +348,15 @@ const ZSET_COMMANDS: readonly CommandSpec[] = [
     'ZRANGE', d.key(), d.pick(SCORE_BOUNDS), d.pick(SCORE_BOUNDS), 'BYSCORE', ...d.maybe(0.3, 'REV'),
     ...d.maybe(0.3, 'LIMIT', d.pick(['0', '1']), d.pick(['1', '2', '-1'])), ...d.maybe(0.3, 'WITHSCORES'),
   ]),
-  zsets('zrange', (d) => ['ZRANGE', d.key(), d.pick(LEX_BOUNDS), d.pick(LEX_BOUNDS), 'BYLEX', ...d.maybe(0.3, 'REV')]),
+  zsets('zrange', (d) => ['ZRANGE', d.lexKey(), d.pick(LEX_BOUNDS), d.pick(LEX_BOUNDS), 'BYLEX', ...d.maybe(0.3, 'REV'), ...d.maybe(0.2, 'LIMIT', '0', '1')]),
   zsets('zrangebyscore', (d) => ['ZRANGEBYSCORE', d.key(), d.pick(SCORE_BOUNDS), d.pick(SCORE_BOUNDS), ...d.maybe(0.4, 'WITHSCORES')]),
   zsets('zrevrangebyscore', (d) => ['ZREVRANGEBYSCORE', d.key(), d.pick(SCORE_BOUNDS), d.pick(SCORE_BOUNDS)]),
-  zsets('zrangebylex', (d) => ['ZRANGEBYLEX', d.key(), d.pick(LEX_BOUNDS), d.pick(LEX_BOUNDS)]),
+  zsets('zrangebylex', (d) => ['ZRANGEBYLEX', d.lexKey(), d.pick(LEX_BOUNDS), d.pick(LEX_BOUNDS)]),
+  zsets('zrevrangebylex', (d) => ['ZREVRANGEBYLEX', d.lexKey(), d.pick(LEX_BOUNDS), d.pick(LEX_BOUNDS)]),
   zsets('zrangestore', (d) => ['ZRANGESTORE', d.key(), d.key(), d.index(), d.index()]),
   zsets('zremrangebyrank', (d) => ['ZREMRANGEBYRANK', d.key(), d.index(), d.index()]),
   zsets('zremrangebyscore', (d) => ['ZREMRANGEBYSCORE', d.key(), d.pick(SCORE_BOUNDS), d.pick(SCORE_BOUNDS)]),
-  zsets('zremrangebylex', (d) => ['ZREMRANGEBYLEX', d.key(), d.pick(LEX_BOUNDS), d.pick(LEX_BOUNDS)]),
+  zsets('zremrangebylex', (d) => ['ZREMRANGEBYLEX', d.lexKey(), d.pick(LEX_BOUNDS), d.pick(LEX_BOUNDS)]),
   zsets('zpopmin', (d) => ['ZPOPMIN', d.key(), ...d.maybe(0.4, d.pick(['0', '1', '2', '-1']))]),
   zsets('zpopmax', (d) => ['ZPOPMAX', d.key(), ...d.maybe(0.4, d.pick(['0', '1', '2', '-1']))]),
   zsets('zmpop', (d) => {

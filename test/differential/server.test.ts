@@ -4,7 +4,9 @@ import { MemoryExecutor } from '../../src/executor/memory/memory-executor.js'
 import { ReplyError, type Reply } from '../../src/reply.js'
 import { redisServerSkipReason, startRedisServer, type RedisServer } from '../support/redis-server.js'
 import { runDifferential, showReply } from './harness.js'
-import { commandCases, configCases, databaseCases, infoCases, miscCases } from './server.cases.js'
+import { databaseCases, infoCases, miscCases } from './server.cases.js'
+import { commandCases } from './server.command.cases.js'
+import { configCases } from './server.config.cases.js'
 import { connectionCases } from './server.connection.cases.js'
 
 runDifferential('server: DBSIZE FLUSHDB FLUSHALL SWAPDB MOVE', databaseCases)

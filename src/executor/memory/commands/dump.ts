@@ -10,6 +10,7 @@ import { HashValue, purgeExpiredFields, trackVolatileHash } from '../types/hash.
 import { DEFAULT_MAX_INTSET_ENTRIES } from '../types/set.js'
 import { setDeadline } from './generic/expire.js'
 import { hashLimits } from './hash-access.js'
+import { zsetLimits } from './zset/access.js'
 
 /**
  * DUMP and RESTORE (Redis 7.0 `cluster.c`): values serialized in Redis's RDB format, so that a
@@ -122,6 +123,7 @@ function loadContext(ctx: CommandContext): LoadContext {
   return {
     hash: hashLimits(ctx),
     maxIntsetEntries: Number.isFinite(maxIntsetEntries) ? maxIntsetEntries : DEFAULT_MAX_INTSET_ENTRIES,
+    zset: zsetLimits(ctx),
     now: ctx.now,
   }
 }

@@ -64,31 +64,16 @@ export function murmurHash64A(bytes: string, seed: number): void {
   }
   const tail = length & 7
   if (tail !== 0) {
-    // The C switch falls through from `len & 7` down to 1: bytes 4..6 go to the high half.
+    // The C switch falls through from `len & 7` down to 1; bytes 4..6 go to the high half.
     let tailHi = 0
     let tailLo = 0
-    switch (tail) {
-      case 7:
-        tailHi |= bytes.charCodeAt(wordsEnd + 6) << 16
-      // falls through
-      case 6:
-        tailHi |= bytes.charCodeAt(wordsEnd + 5) << 8
-      // falls through
-      case 5:
-        tailHi |= bytes.charCodeAt(wordsEnd + 4)
-      // falls through
-      case 4:
-        tailLo |= bytes.charCodeAt(wordsEnd + 3) << 24
-      // falls through
-      case 3:
-        tailLo |= bytes.charCodeAt(wordsEnd + 2) << 16
-      // falls through
-      case 2:
-        tailLo |= bytes.charCodeAt(wordsEnd + 1) << 8
-      // falls through
-      default:
-        tailLo |= bytes.charCodeAt(wordsEnd)
-    }
+    if (tail >= 7) tailHi |= bytes.charCodeAt(wordsEnd + 6) << 16
+    if (tail >= 6) tailHi |= bytes.charCodeAt(wordsEnd + 5) << 8
+    if (tail >= 5) tailHi |= bytes.charCodeAt(wordsEnd + 4)
+    if (tail >= 4) tailLo |= bytes.charCodeAt(wordsEnd + 3) << 24
+    if (tail >= 3) tailLo |= bytes.charCodeAt(wordsEnd + 2) << 16
+    if (tail >= 2) tailLo |= bytes.charCodeAt(wordsEnd + 1) << 8
+    tailLo |= bytes.charCodeAt(wordsEnd)
     multiplyByM(hHi ^ tailHi, hLo ^ tailLo)
     hHi = product[HI]
     hLo = product[LO]

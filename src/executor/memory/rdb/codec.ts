@@ -1,5 +1,6 @@
 import type { TypedValue, Value } from '../keyspace.js'
 import type { HashLimits } from '../types/hash.js'
+import type { ZSetLimits } from '../types/zset.js'
 import type { RdbReader } from './reader.js'
 import type { RdbWriter } from './writer.js'
 
@@ -15,6 +16,8 @@ export interface LoadContext {
   readonly hash: HashLimits
   /** `set-max-intset-entries`. */
   readonly maxIntsetEntries: number
+  /** `zset-max-listpack-entries` / `-value`. */
+  readonly zset: ZSetLimits
   /** Milliseconds since the epoch: hash fields whose deadline has passed are not restored. */
   readonly now: number
 }

@@ -8,6 +8,7 @@ import { hashCodec } from './values/hash.js'
 import { listCodec } from './values/list.js'
 import { setCodec } from './values/set.js'
 import { stringCodec } from './values/string.js'
+import { zsetCodec } from './values/zset.js'
 
 /**
  * DUMP payloads (`createDumpPayload` / `verifyDumpPayload` in Redis's cluster.c): the RDB type
@@ -16,7 +17,7 @@ import { stringCodec } from './values/string.js'
  */
 
 /** Every value type the engine can DUMP and RESTORE, one codec each. */
-const codecs: readonly ValueCodec[] = [stringCodec, listCodec, setCodec, hashCodec] as readonly ValueCodec[]
+const codecs: readonly ValueCodec[] = [stringCodec, listCodec, setCodec, hashCodec, zsetCodec] as readonly ValueCodec[]
 
 const decoders = new Map<number, Decoder>(codecs.flatMap((codec) => codec.types.map((type) => [type, codec.decode] as const)))
 
