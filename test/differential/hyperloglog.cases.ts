@@ -232,6 +232,8 @@ const corruptedCases: DiffCase[] = [
     { what: 'a VAL run past the last register', opcodes: [xzero(16383), val(3, 2)] },
     { what: 'no opcodes at all', opcodes: [] },
     { what: 'a register overflowing after valid ones', opcodes: [val(1, 4), xzero(16384)] },
+    // Unpatched 7.0.15 accepted this in PFMERGE and multi-key PFCOUNT; the CVE-2025-32023 fix rejects it.
+    { what: 'a VAL opcode after all 16384 registers', opcodes: [xzero(16384), val(17, 4)] },
   ].map(
     ({ what, opcodes }): DiffCase => ({
       name: `A sparse payload with ${what} is INVALIDOBJ for PFCOUNT, PFMERGE, PFADD, PFDEBUG`,

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, test } from 'vitest'
 import { allCommands } from '../../../src/commands/lookup.js'
 import type { Session } from '../../../src/executor/memory/command.js'
-import { globMatch } from '../../../src/executor/memory/commands/server/glob.js'
+import { stringMatch as globMatch } from '../../../src/executor/memory/glob.js'
 import { parseMemory } from '../../../src/executor/memory/commands/server/config-parameters.js'
 import { Engine, type EngineOptions } from '../../../src/executor/memory/engine.js'
 import { toReply } from '../../../src/executor/memory/memory-executor.js'
@@ -312,7 +312,7 @@ describe('COMMAND and the generated table', () => {
 
 describe('glob patterns follow stringmatchlen', () => {
   test.each([
-    ['*', '', true],
+    ['*', '', false], // stringmatchlen's loop needs a byte of subject: '*' never matches an empty string
     ['a*b', 'ab', true],
     ['a*b', 'axxb', true],
     ['a*b', 'axxbc', false],

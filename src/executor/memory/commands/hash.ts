@@ -16,7 +16,7 @@ import {
 import { LONG_DOUBLE_ZERO, addLongDouble, formatLongDouble, isFiniteLongDouble, parseLongDouble } from '../longdouble.js'
 import { integerReply, readInt64 } from '../numbers.js'
 import type { HashValue } from '../types/hash.js'
-import { globMatch } from './server/glob.js'
+import { stringMatch as globMatch } from '../glob.js'
 import { deleteIfEmpty, hashForWrite, hashLimits, readHash } from './hash-access.js'
 import { hashExpiryCommands } from './hash-expiry.js'
 import { EMPTY_SCAN, INVALID_CURSOR, parseScanCursor, parseScanOptions } from './scan-options.js'

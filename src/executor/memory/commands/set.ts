@@ -12,7 +12,7 @@ import {
 } from '../errors.js'
 import { readInt64, readInteger } from '../numbers.js'
 import { DEFAULT_MAX_INTSET_ENTRIES, SetValue } from '../types/set.js'
-import { globMatch } from './server/glob.js'
+import { stringMatch as globMatch } from '../glob.js'
 import { EMPTY_SCAN, INVALID_CURSOR, parseScanCursor, parseScanOptions } from './scan-options.js'
 
 /**

@@ -1,4 +1,20 @@
 import type { CommandTable } from '../command.js'
+import { addTrimCommands } from './stream/add-trim.js'
+import { claimCommands } from './stream/claim.js'
+import { deleteCommands } from './stream/delete.js'
+import { groupCommands } from './stream/groups.js'
+import { infoCommands } from './stream/info.js'
+import { readCommands } from './stream/read.js'
 
-/** stream commands. */
-export const streamCommands: CommandTable = {}
+/**
+ * Stream commands (Redis 7.0 `t_stream.c`), plus XDELEX and XACKDEL from Redis 8.2. The data
+ * structure is `types/stream.ts`; the commands are split by concern under `stream/`.
+ */
+export const streamCommands: CommandTable = {
+  ...addTrimCommands,
+  ...readCommands,
+  ...deleteCommands,
+  ...groupCommands,
+  ...claimCommands,
+  ...infoCommands,
+}

@@ -13,6 +13,11 @@ import { CACHE_FLAG_OFFSET, DENSE, DENSE_SIZE, ENCODING_OFFSET, HEADER_SIZE, REG
  * Writes follow `hllSparseSet` step for step (which opcode splits into which sequence, which
  * neighbours merge), so the bytes match Redis's after the same PFADDs. A value above 32, or a
  * value outgrowing `hll-sparse-max-bytes`, promotes the HLL to the dense encoding.
+ *
+ * Readers (dense conversion, histogram, merge) reject a payload as soon as a run would pass
+ * register 16384, whatever its opcode: the fix of CVE-2025-32023, which the reference server
+ * (Debian's 7.0.15) carries; unpatched 7.0.15 only checked VAL runs and accepted a trailing run
+ * once 16384 registers were counted.
  */
 
 const XZERO_FLAG = 0x40
@@ -183,19 +188,16 @@ export function sparseToDense(buffer: HllBuffer): boolean {
   let p = HEADER_SIZE
   while (p < end) {
     const op = sparse[p]
-    if (isZero(op)) {
-      index += zeroLength(op)
-      p++
-    } else if (isXZero(op)) {
-      index += xzeroLength(op, sparse[p + 1])
-      p += 2
-    } else {
-      let run = valLength(op)
+    let run: number
+    if (isZero(op)) run = zeroLength(op)
+    else if (isXZero(op)) run = xzeroLength(op, sparse[p + 1])
+    else run = valLength(op)
+    if (index + run > REGISTER_COUNT) return false
+    if (isVal(op)) {
       const value = valValue(op)
-      if (run + index > REGISTER_COUNT) break
-      while (run-- > 0) writeDenseRegister(dense, index++, value)
-      p++
-    }
+      for (const last = index + run; index < last; index++) writeDenseRegister(dense, index, value)
+    } else index += run
+    p += isXZero(op) ? 2 : 1
   }
   if (index !== REGISTER_COUNT) return false
   buffer.replace(dense, DENSE_SIZE)
@@ -212,22 +214,14 @@ export function sparseHistogram(value: string, histogram: Int32Array): boolean {
   let p = HEADER_SIZE
   while (p < end) {
     const op = value.charCodeAt(p)
-    if (isZero(op)) {
-      const run = zeroLength(op)
-      index += run
-      histogram[0] += run
-      p++
-    } else if (isXZero(op)) {
-      const run = xzeroLength(op, byteAfter(value, p))
-      index += run
-      histogram[0] += run
-      p += 2
-    } else {
-      const run = valLength(op)
-      index += run
-      histogram[valValue(op)] += run
-      p++
-    }
+    let run: number
+    if (isZero(op)) run = zeroLength(op)
+    else if (isXZero(op)) run = xzeroLength(op, byteAfter(value, p))
+    else run = valLength(op)
+    if (index + run > REGISTER_COUNT) return false
+    index += run
+    histogram[isVal(op) ? valValue(op) : 0] += run
+    p += isXZero(op) ? 2 : 1
   }
   return index === REGISTER_COUNT
 }
@@ -242,19 +236,16 @@ export function sparseMergeInto(value: string, max: Uint8Array): boolean {
   let p = HEADER_SIZE
   while (p < end) {
     const op = value.charCodeAt(p)
-    if (isZero(op)) {
-      index += zeroLength(op)
-      p++
-    } else if (isXZero(op)) {
-      index += xzeroLength(op, byteAfter(value, p))
-      p += 2
-    } else {
-      let run = valLength(op)
+    let run: number
+    if (isZero(op)) run = zeroLength(op)
+    else if (isXZero(op)) run = xzeroLength(op, byteAfter(value, p))
+    else run = valLength(op)
+    if (index + run > REGISTER_COUNT) return false
+    if (isVal(op)) {
       const register = valValue(op)
-      if (run + index > REGISTER_COUNT) break
-      for (; run > 0; run--, index++) if (register > max[index]) max[index] = register
-      p++
-    }
+      for (const last = index + run; index < last; index++) if (register > max[index]) max[index] = register
+    } else index += run
+    p += isXZero(op) ? 2 : 1
   }
   return index === REGISTER_COUNT
 }

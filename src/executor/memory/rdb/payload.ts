@@ -7,6 +7,7 @@ import { RdbWriter } from './writer.js'
 import { hashCodec } from './values/hash.js'
 import { listCodec } from './values/list.js'
 import { setCodec } from './values/set.js'
+import { streamCodec } from './values/stream.js'
 import { stringCodec } from './values/string.js'
 import { zsetCodec } from './values/zset.js'
 
@@ -17,7 +18,7 @@ import { zsetCodec } from './values/zset.js'
  */
 
 /** Every value type the engine can DUMP and RESTORE, one codec each. */
-const codecs: readonly ValueCodec[] = [stringCodec, listCodec, setCodec, hashCodec, zsetCodec] as readonly ValueCodec[]
+const codecs: readonly ValueCodec[] = [stringCodec, listCodec, setCodec, hashCodec, zsetCodec, streamCodec] as readonly ValueCodec[]
 
 const decoders = new Map<number, Decoder>(codecs.flatMap((codec) => codec.types.map((type) => [type, codec.decode] as const)))
 

@@ -176,13 +176,23 @@ export class ConsumerGroup {
     public entriesRead: U64,
   ) {}
 
-  /** The consumer called `name`, created (seen now) when absent. */
+  /** The consumer called `name`, created (seen now) when absent (XGROUP CREATECONSUMER). */
   consumer(name: string, now: number): Consumer {
     let consumer = this.consumers.get(name)
     if (consumer === undefined) {
       consumer = new Consumer(name, now)
       this.consumers.set(name, consumer)
     }
+    return consumer
+  }
+
+  /**
+   * The consumer called `name` as a read or a claim uses it (`streamLookupConsumer` then
+   * `streamCreateConsumer`): created when absent, and seen now either way.
+   */
+  activeConsumer(name: string, now: number): Consumer {
+    const consumer = this.consumer(name, now)
+    consumer.seenTime = now
     return consumer
   }
 

@@ -5,16 +5,17 @@
 import { ReplyError } from '../../../../reply.js'
 import type { CommandContext, Out } from '../../command.js'
 import { WRONGTYPE } from '../../errors.js'
-import { readInteger } from '../../numbers.js'
 import { StreamValue, type NodeLimits, type StreamEntry } from '../../types/stream.js'
 import {
   cString,
   formatId,
   nextId,
   parseId,
+  parseIdArg,
   previousId,
   U64_MAX,
   type StreamId,
+  type U64,
 } from '../../types/stream-id.js'
 
 export const INVALID_ID = new ReplyError('ERR Invalid stream ID specified as stream command argument')
@@ -71,15 +72,8 @@ export function parseIntervalEnd(text: string): StreamId | ReplyError {
   return parseId(text, U64_MAX) ?? INVALID_ID
 }
 
-function parseStrictIdText(text: string, missingSeq: bigint | number): StreamId | null {
-  const buffer = cString(text)
-  if (buffer === '-' || buffer === '+') return null
-  return parseId(text, missingSeq)
-}
-
-/** A 64-bit integer argument (`getLongLongFromObject`), or null. */
-export function readCount(text: string): number | null {
-  return readInteger(text)
+function parseStrictIdText(text: string, missingSeq: U64): StreamId | null {
+  return parseIdArg(text, missingSeq, true)?.id ?? null
 }
 
 /** An option word as Redis compares it (`strcasecmp` on a C string). */

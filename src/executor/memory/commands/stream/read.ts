@@ -1,0 +1,281 @@
+/**
+ * XRANGE, XREVRANGE, XREAD and XREADGROUP (Redis 7.0).
+ *
+ * BLOCK: the engine never waits (it is synchronous, and the REST layer refuses blocking calls
+ * before they reach it). A read with BLOCK that finds nothing answers the null array at once,
+ * which is what Redis itself answers when a client may not block (inside MULTI/EXEC or a script):
+ * the timeout is taken as expired. With data to serve, BLOCK changes nothing.
+ */
+import { NULL_ARRAY, ReplyError } from '../../../../reply.js'
+import type { CommandContext, CommandTable, Out } from '../../command.js'
+import { NOT_INTEGER, SYNTAX, TIMEOUT_NEGATIVE } from '../../errors.js'
+import { readInteger } from '../../numbers.js'
+import { idOf, type StreamEntry, type StreamValue } from '../../types/stream.js'
+import type { Consumer, ConsumerGroup, PendingEntry } from '../../types/stream-group.js'
+import {
+  compareIds,
+  formatId,
+  isSymbol,
+  MAX_ID,
+  MIN_ID,
+  nextId,
+  parseStrictId,
+  plusOne,
+  U64_MAX,
+  type StreamId,
+} from '../../types/stream-id.js'
+import {
+  entriesReply,
+  entryReply,
+  INVALID_ID,
+  keyword,
+  noKeyOrGroup,
+  parseIntervalEnd,
+  parseIntervalStart,
+  readStream,
+} from './common.js'
+
+const TIMEOUT_NOT_INTEGER = new ReplyError('ERR timeout is not an integer or out of range')
+const UNBALANCED = new ReplyError(
+  "ERR Unbalanced XREAD list of streams: for each stream key an ID or '$' must be specified.",
+)
+const GROUP_ONLY_XREADGROUP = new ReplyError(
+  'ERR The GROUP option is only supported by XREADGROUP. You called XREAD instead.',
+)
+const NOACK_ONLY_XREADGROUP = new ReplyError(
+  'ERR The NOACK option is only supported by XREADGROUP. You called XREAD instead.',
+)
+const MISSING_GROUP = new ReplyError('ERR Missing GROUP option for XREADGROUP')
+const DOLLAR_IN_XREADGROUP = new ReplyError(
+  'ERR The $ ID is meaningless in the context of XREADGROUP: you want to read the history of this consumer by specifying a proper ID, or use the > ID to get new messages. The $ ID would just return an empty result set.',
+)
+const GREATER_ONLY_XREADGROUP = new ReplyError(
+  'ERR The > ID can be specified only when calling XREADGROUP using the GROUP <group> <consumer> option.',
+)
+
+/**
+ * XRANGE key start end [COUNT n] / XREVRANGE key end start [COUNT n]: entries between the bounds
+ * (`-`, `+`, partial IDs, `(` for exclusive). COUNT 0 (or negative) answers the null array when the
+ * key exists, as Redis does.
+ */
+function rangeCommand(ctx: CommandContext, argv: readonly string[], reverse: boolean): Out {
+  const start = parseIntervalStart(reverse ? argv[3] : argv[2])
+  if (start instanceof ReplyError) return start
+  const end = parseIntervalEnd(reverse ? argv[2] : argv[3])
+  if (end instanceof ReplyError) return end
+  let count = -1
+  for (let j = 4; j < argv.length; j++) {
+    if (keyword(argv[j]) === 'count' && j + 1 < argv.length) {
+      const parsed = readInteger(argv[++j])
+      if (parsed === null) return NOT_INTEGER
+      count = Math.max(0, parsed)
+    } else return SYNTAX
+  }
+  const stream = readStream(ctx, argv[1])
+  if (stream instanceof ReplyError) return stream
+  if (stream === undefined) return []
+  if (count === 0) return NULL_ARRAY
+  return entriesReply(stream.range(start, end, count === -1 ? 0 : count, reverse))
+}
+
+function xrange(ctx: CommandContext, argv: readonly string[]): Out {
+  return rangeCommand(ctx, argv, false)
+}
+
+function xrevrange(ctx: CommandContext, argv: readonly string[]): Out {
+  return rangeCommand(ctx, argv, true)
+}
+
+/** The options of XREAD / XREADGROUP before STREAMS. */
+interface ReadOptions {
+  readonly count: number
+  readonly streamsAt: number
+  readonly streamCount: number
+  readonly groupName: string | undefined
+  readonly consumerName: string
+  readonly noAck: boolean
+}
+
+function parseReadOptions(argv: readonly string[], groupMode: boolean): ReadOptions | ReplyError {
+  let count = 0
+  let streamsAt = 0
+  let streamCount = 0
+  let groupName: string | undefined
+  let consumerName = ''
+  let noAck = false
+  for (let i = 1; i < argv.length; i++) {
+    const moreArgs = argv.length - 1 - i
+    const word = keyword(argv[i])
+    if (word === 'block' && moreArgs > 0) {
+      const timeout = readInteger(argv[++i])
+      if (timeout === null) return TIMEOUT_NOT_INTEGER
+      if (timeout < 0) return TIMEOUT_NEGATIVE
+    } else if (word === 'count' && moreArgs > 0) {
+      const parsed = readInteger(argv[++i])
+      if (parsed === null) return NOT_INTEGER
+      count = Math.max(0, parsed)
+    } else if (word === 'streams' && moreArgs > 0) {
+      streamsAt = i + 1
+      const rest = argv.length - streamsAt
+      if (rest % 2 !== 0) return UNBALANCED
+      streamCount = rest / 2
+      break
+    } else if (word === 'group' && moreArgs >= 2) {
+      if (!groupMode) return GROUP_ONLY_XREADGROUP
+      groupName = argv[i + 1]
+      consumerName = argv[i + 2]
+      i += 2
+    } else if (word === 'noack') {
+      if (!groupMode) return NOACK_ONLY_XREADGROUP
+      noAck = true
+    } else return SYNTAX
+  }
+  if (streamsAt === 0) return SYNTAX
+  if (groupMode && groupName === undefined) return MISSING_GROUP
+  return { count, streamsAt, streamCount, groupName, consumerName, noAck }
+}
+
+/** One stream to read: `after` is the ID to read past (MAX_ID stands for XREADGROUP's `>`). */
+interface ReadTarget {
+  readonly key: string
+  readonly group: ConsumerGroup | undefined
+  readonly after: StreamId
+}
+
+/**
+ * XREAD [COUNT n] [BLOCK ms] STREAMS key … id … and XREADGROUP GROUP group consumer [COUNT n]
+ * [BLOCK ms] [NOACK] STREAMS key … id …: for each stream with something to serve, `[key, entries]`;
+ * the null array when none has (see the file comment about BLOCK).
+ */
+function readCommand(ctx: CommandContext, argv: readonly string[], groupMode: boolean): Out {
+  const options = parseReadOptions(argv, groupMode)
+  if (options instanceof ReplyError) return options
+  const { streamsAt, streamCount, groupName } = options
+  const targets: ReadTarget[] = []
+  for (let k = 0; k < streamCount; k++) {
+    const key = argv[streamsAt + k]
+    const idArg = argv[streamsAt + streamCount + k]
+    const stream = readStream(ctx, key)
+    if (stream instanceof ReplyError) return stream
+    let group: ConsumerGroup | undefined
+    if (groupName !== undefined) {
+      group = stream?.groups.get(groupName)
+      if (group === undefined) return noKeyOrGroup(key, groupName, ' in XREADGROUP with GROUP option')
+    }
+    let after: StreamId
+    if (isSymbol(idArg, '$')) {
+      if (groupMode) return DOLLAR_IN_XREADGROUP
+      after = stream?.lastId ?? MIN_ID
+    } else if (isSymbol(idArg, '>')) {
+      if (!groupMode) return GREATER_ONLY_XREADGROUP
+      after = MAX_ID
+    } else {
+      const parsed = parseStrictId(idArg)
+      if (parsed === null) return INVALID_ID
+      after = parsed
+    }
+    targets.push({ key, group, after })
+  }
+  const reply: Out[] = []
+  for (const target of targets) {
+    const stream = readStream(ctx, target.key) as StreamValue | undefined
+    if (stream === undefined) continue
+    const served =
+      target.group === undefined
+        ? readPlain(stream, target.after, options.count)
+        : readGroup(ctx, stream, target.group, target.after, options)
+    if (served !== null) reply.push([target.key, served])
+  }
+  return reply.length === 0 ? NULL_ARRAY : reply
+}
+
+/** XREAD of one stream: entries after `after`, or null when there are none. */
+function readPlain(stream: StreamValue, after: StreamId, count: number): Out[] | null {
+  const last = stream.lastEntry()
+  if (last === undefined || compareIds(last, after) <= 0) return null
+  return entriesReply(stream.range(nextId(after) ?? MIN_ID, MAX_ID, count))
+}
+
+/**
+ * XREADGROUP of one stream: with `>`, new entries (null when there are none); with an ID, the
+ * consumer's own pending entries after it. The consumer is created (or seen) only when served.
+ */
+function readGroup(
+  ctx: CommandContext,
+  stream: StreamValue,
+  group: ConsumerGroup,
+  after: StreamId,
+  options: ReadOptions,
+): Out[] | null {
+  const history = compareIds(after, MAX_ID) !== 0
+  if (!history) {
+    const last = stream.lastEntry()
+    if (last === undefined || compareIds(last, group.lastId) <= 0) return null
+    after = group.lastId
+  }
+  const consumer = group.activeConsumer(options.consumerName, ctx.now)
+  const start = nextId(after) ?? MIN_ID
+  if (history) return readHistory(ctx, stream, consumer, start, options.count)
+  return deliver(ctx, stream, group, consumer, stream.range(start, MAX_ID, options.count), options.noAck)
+}
+
+/**
+ * Delivers new entries to `consumer`: the group's last delivered ID and read counter move on, and
+ * each entry enters the PELs unless NOACK. An entry already pending (after XGROUP SETID moved the
+ * group back) changes owner and starts over at one delivery.
+ */
+function deliver(
+  ctx: CommandContext,
+  stream: StreamValue,
+  group: ConsumerGroup,
+  consumer: Consumer,
+  entries: readonly StreamEntry[],
+  noAck: boolean,
+): Out[] {
+  for (const entry of entries) {
+    stream.advanceGroup(group, entry)
+    if (noAck) continue
+    const pending = group.pending.get(entry)
+    if (pending === undefined) {
+      const created: PendingEntry = { id: idOf(entry), consumer, deliveryTime: ctx.now, deliveryCount: 1 }
+      group.pending.set(created)
+      consumer.pending.set(created)
+    } else {
+      group.assign(pending, consumer)
+      pending.deliveryTime = ctx.now
+      pending.deliveryCount = 1
+    }
+  }
+  return entriesReply(entries)
+}
+
+/**
+ * The consumer's pending entries from `start` on (at most `count`, 0: all). Each one counts as
+ * delivered again; one whose entry was deleted shows as `[id, nil]` and is left as it is.
+ */
+function readHistory(ctx: CommandContext, stream: StreamValue, consumer: Consumer, start: StreamId, count: number): Out[] {
+  const out: Out[] = []
+  consumer.pending.forEachFrom(start, (pending) => {
+    if (count !== 0 && out.length >= count) return false
+    const entry = stream.get(pending.id)
+    if (entry === undefined) {
+      out.push([formatId(pending.id), NULL_ARRAY])
+      return true
+    }
+    out.push(entryReply(entry))
+    pending.deliveryTime = ctx.now
+    pending.deliveryCount = pending.deliveryCount === U64_MAX ? 0 : plusOne(pending.deliveryCount)
+    return true
+  })
+  return out
+}
+
+function xread(ctx: CommandContext, argv: readonly string[]): Out {
+  return readCommand(ctx, argv, false)
+}
+
+function xreadgroup(ctx: CommandContext, argv: readonly string[]): Out {
+  return readCommand(ctx, argv, true)
+}
+
+export const readCommands: CommandTable = { xrange, xrevrange, xread, xreadgroup }
