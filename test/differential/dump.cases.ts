@@ -57,6 +57,23 @@ export const CAPTURED = {
 } as const
 
 /**
+ * Streams DUMPed by redis-server 7.0.15 (RDB_TYPE_STREAM_LISTPACKS_2). The engine re-encodes
+ * these byte for byte, so after RESTORE their DUMP is compared exactly.
+ */
+export const CAPTURED_STREAMS = {
+  /** XADD 1-1 f v n 5, 1-2 f w n -6, 5-0 other x: SAMEFIELDS entries and one with its own fields */
+  simple: '130110000000000000000100000000000000014045450000001900030100010201816602816e02000102010001000181760205010501020100010101817702dffa02050100010401dfff020101856f74686572068178020601ff0305000101000003000a00ce7ba03dafc6c307',
+  /** three entries, 2-1 deleted (a tombstone) */
+  deleted: '13011000000000000000010000000000000001303000000014000201010101018161020001020100010001010104010301010100010201040102010201000103010401ff0203010101020103000a00fa7e7feda7b6118f',
+  /** stream-node-max-entries 2: two nodes */
+  nodes: '1302100000000000000001000000000000000126260000000f0002010001010181610200010201000100010101040102010101000102010401ff10000000000000000300000000000000011c1c0000000a00010100010101816102000102010001000103010401ff0303010101000003000a005f2c4f2fb38a3058',
+  /** groups g0 ($) and g1: PEL of two entries owned by alice and bob, idle consumer carol */
+  groups: '13011000000000000000010000000000000001303000000014000301000101018161020001020100010001010104010201010100010201040102010201000103010401ff030301010100000302026730030181ffffffffffffffff00000267310301030200000000000000020000000000000001c074d6fda10100000100000000000000030000000000000001c174d6fda1010000010305616c696365c074d6fda1010000010000000000000002000000000000000103626f62c174d6fda10100000100000000000000030000000000000001056361726f6cc274d6fda1010000000a00d2f5c3e79f762b7e',
+  /** XADD k MAXLEN 0 7-7 a 1: no nodes, last ID 7-7 */
+  empty: '13000007070000000001000a004af736baa235c39f',
+} as const
+
+/**
  * Names of the cases whose RESTORE must succeed: agreeing with Redis on an error would hide a
  * decoder that refuses a good payload, so `dump.test.ts` also checks that these answer OK.
  */
@@ -77,8 +94,8 @@ const READERS: Record<ValueKind, (key: string) => [Command, Command]> = {
 const UNORDERED: Partial<Record<ValueKind, Relaxation>> = { set: 'unordered', hash: 'unorderedPairs' }
 
 /**
- * A case: optional setup, RESTORE k 0 `bytes`, then TYPE, OBJECT ENCODING, PTTL, the whole
- * value and its size. `ordered: false` for hash tables.
+ * A case: optional CONFIG SET, RESTORE k 0 `bytes`, then TYPE, OBJECT ENCODING, PTTL, the whole
+ * value and its size, then the configuration put back. `ordered: false` for hash tables.
  */
 function restores(name: string, bytes: Buffer, kind: ValueKind, options: { ordered?: boolean; config?: Config } = {}): DiffCase {
   RESTORING_CASES.add(name)
@@ -158,6 +175,11 @@ export const dumpCases: DiffCase[] = [
   restores('a hashtable hash with a long value', captured(CAPTURED.hashHashtable), 'hash', { ordered: false }),
   restores('a listpack sorted set with every kind of score', captured(CAPTURED.zsetListpack), 'zset'),
   restores('a skiplist sorted set', captured(CAPTURED.zsetSkiplist), 'zset'),
+
+  ...Object.entries(CAPTURED_STREAMS).map(([name, hex]): DiffCase => ({
+    name: `a stream (${name}) restores and DUMPs back byte for byte`,
+    commands: [['RESTORE', 'k', '0', captured(hex)], ['TYPE', 'k'], ['DUMP', 'k'], ['RESTORE', 'k', '0', captured(hex)]],
+  })),
 
   // ---- re-encoding under the configuration in force ----
   restores(
@@ -335,6 +357,21 @@ export const dumpCases: DiffCase[] = [
     'a listpack sorted set with duplicate members (sanitize-dump-payload yes)',
     payload(bin(17) + rdbString(writeListpack(['a', '1', 'a', '2']))), SANITIZE,
   ),
+  refuses('a stream node key that is not 16 bytes', reframe(captured(CAPTURED_STREAMS.simple), (body) => body.slice(0, 2) + bin(15) + body.slice(3, 18) + body.slice(19))),
+  refuses('a stream node that is an empty listpack', payload(bin(19, 1) + rdbString('\0'.repeat(16)) + rdbString(writeListpack([])))),
+  refuses('a stream with two nodes under the same key', reframe(captured(CAPTURED_STREAMS.nodes), (body) => {
+    // Give the second node the first one's key.
+    const first = body.slice(2, 19)
+    const second = body.indexOf(bin(0x10, 0, 0, 0, 0, 0, 0, 0, 3))
+    return body.slice(0, second) + first + body.slice(second + 17)
+  })),
+  refuses('two consumers of one stream group with the same name', reframe(captured(CAPTURED_STREAMS.groups), (body) => body.replace('\x03bob\xc1', '\x05alice\xc1'))),
+  refuses('a stream consumer owning an entry not in the group PEL', reframe(captured(CAPTURED_STREAMS.groups), (body) => {
+    const bob = body.indexOf('\x03bob')
+    // bob's PEL entry 3-1 becomes 9-1.
+    const at = body.indexOf(bin(0, 0, 0, 0, 0, 0, 0, 3), bob)
+    return body.slice(0, at) + bin(0, 0, 0, 0, 0, 0, 0, 9) + body.slice(at + 8)
+  })),
   refuses('a ziplist with a wrong size', payload(bin(10) + rdbString(ziplist(['a']) + bin(0xff)))),
   refuses('a ziplist with a wrong count', payload(bin(10) + rdbString((() => {
     const zl = ziplist(['a', 'b'])

@@ -296,6 +296,10 @@ const debugCases: DiffCase[] = [
     ],
   },
   { name: 'PFSELFTEST passes', commands: [['PFSELFTEST'], ['PFSELFTEST', 'x']] },
+  {
+    name: 'PFSELFTEST fails its sparse check when hll-sparse-max-bytes cannot hold one element',
+    commands: [['CONFIG', 'SET', 'hll-sparse-max-bytes', '20'], ['PFSELFTEST'], ['CONFIG', 'SET', 'hll-sparse-max-bytes', '3000']],
+  },
   { name: 'PFADD, PFCOUNT and PFMERGE need a key', commands: [['PFADD'], ['PFCOUNT'], ['PFMERGE']] },
 ]
 

@@ -5,6 +5,9 @@
  * fast and ASCII needs no conversion. Values of the other types are objects carrying a `type`.
  */
 
+/** String encodings OBJECT ENCODING reports that cannot be read off the bytes alone. */
+export type StringEncodingOverride = 'raw' | 'embstr'
+
 /** The name TYPE reports for each kind of value. */
 export type ValueType = 'string' | 'list' | 'set' | 'zset' | 'hash' | 'stream' | 'ReJSON-RL'
 
@@ -37,6 +40,12 @@ export class Database {
   readonly data = new Map<string, Value>()
   readonly expires = new Map<string, number>()
   private heap: ExpiryEntry[] = []
+  /**
+   * Strings whose OBJECT ENCODING is not what their bytes imply: Redis turns a string modified in
+   * place (APPEND, SETRANGE, SETBIT, BITFIELD) or built by BITOP into `raw`, and an INCRBYFLOAT
+   * result that reads as an integer stays `embstr`. Any new value for the key forgets it.
+   */
+  readonly stringEncodings = new Map<string, StringEncodingOverride>()
   /** Keys removed because their TTL passed, for INFO's `expired_keys`. */
   expiredCount = 0
 
@@ -65,17 +74,31 @@ export class Database {
   set(key: string, value: Value): void {
     this.data.set(key, value)
     if (this.expires.size !== 0) this.expires.delete(key)
+    if (this.stringEncodings.size !== 0) this.stringEncodings.delete(key)
   }
 
   /** Stores a value for `key` keeping any TTL it has (in-place updates, SET KEEPTTL). */
   update(key: string, value: Value): void {
     this.data.set(key, value)
+    if (this.stringEncodings.size !== 0) this.stringEncodings.delete(key)
+  }
+
+  /** Records the encoding Redis would report for the string just stored at `key`. */
+  setStringEncoding(key: string, encoding: StringEncodingOverride): void {
+    this.stringEncodings.set(key, encoding)
+  }
+
+  /** Copies the recorded string encoding of `key` to `toKey` of `to` (COPY, RENAME, MOVE keep it). */
+  carryStringEncoding(key: string, to: Database, toKey: string): void {
+    const encoding = this.stringEncodings.get(key)
+    if (encoding !== undefined) to.stringEncodings.set(toKey, encoding)
   }
 
   /** Deletes `key` and its TTL; true when it existed. Does not check liveness. */
   remove(key: string): boolean {
     if (!this.data.delete(key)) return false
     if (this.expires.size !== 0) this.expires.delete(key)
+    if (this.stringEncodings.size !== 0) this.stringEncodings.delete(key)
     return true
   }
 
@@ -109,6 +132,7 @@ export class Database {
   clear(): void {
     this.data.clear()
     this.expires.clear()
+    this.stringEncodings.clear()
     this.heap = []
   }
 

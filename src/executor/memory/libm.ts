@@ -14,21 +14,23 @@
 /** Veltkamp's splitter for doubles: 2^27 + 1. */
 const SPLITTER = 134217729
 
-/** A double-double `hi + lo` with |lo| ≤ ulp(hi) / 2. Results are written to these two slots. */
-let rHi = 0
-let rLo = 0
+/**
+ * Where operations leave their double-double result `hi + lo` (|lo| ≤ ulp(hi) / 2): a typed
+ * array, because doubles stored in module variables would be boxed on every write.
+ */
+const result = new Float64Array(2)
 
 function twoSum(a: number, b: number): void {
   const s = a + b
   const bb = s - a
-  rLo = a - (s - bb) + (b - bb)
-  rHi = s
+  result[1] = a - (s - bb) + (b - bb)
+  result[0] = s
 }
 
 function quickTwoSum(a: number, b: number): void {
   const s = a + b
-  rLo = b - (s - a)
-  rHi = s
+  result[1] = b - (s - a)
+  result[0] = s
 }
 
 /** a × b exactly, as hi + lo. */
@@ -40,21 +42,21 @@ function twoProd(a: number, b: number): void {
   c = SPLITTER * b
   const bh = c - (c - b)
   const bl = b - bh
-  rLo = ah * bh - p + ah * bl + al * bh + al * bl
-  rHi = p
+  result[1] = ah * bh - p + ah * bl + al * bh + al * bl
+  result[0] = p
 }
 
 function ddAdd(aHi: number, aLo: number, bHi: number, bLo: number): void {
   twoSum(aHi, bHi)
-  const sHi = rHi
-  const sLo = rLo + aLo + bLo
+  const sHi = result[0]
+  const sLo = result[1] + aLo + bLo
   quickTwoSum(sHi, sLo)
 }
 
 function ddMul(aHi: number, aLo: number, bHi: number, bLo: number): void {
   twoProd(aHi, bHi)
-  const pHi = rHi
-  const pLo = rLo + (aHi * bLo + aLo * bHi)
+  const pHi = result[0]
+  const pLo = result[1] + (aHi * bLo + aLo * bHi)
   quickTwoSum(pHi, pLo)
 }
 
@@ -62,15 +64,15 @@ function ddMul(aHi: number, aLo: number, bHi: number, bLo: number): void {
 function ddDiv(aHi: number, aLo: number, bHi: number, bLo: number): void {
   const q1 = aHi / bHi
   ddMul(bHi, bLo, q1, 0)
-  ddAdd(aHi, aLo, -rHi, -rLo)
-  const remainderHi = rHi
-  const remainderLo = rLo
+  ddAdd(aHi, aLo, -result[0], -result[1])
+  const remainderHi = result[0]
+  const remainderLo = result[1]
   const q2 = remainderHi / bHi
   ddMul(bHi, bLo, q2, 0)
-  ddAdd(remainderHi, remainderLo, -rHi, -rLo)
-  const q3 = rHi / bHi
+  ddAdd(remainderHi, remainderLo, -result[0], -result[1])
+  const q3 = result[0] / bHi
   quickTwoSum(q1, q2)
-  ddAdd(rHi, rLo, q3, 0)
+  ddAdd(result[0], result[1], q3, 0)
 }
 
 // ---- exact fixed-point arithmetic for constants and the fallback ----
@@ -189,57 +191,61 @@ function tailSum(tail: readonly number[], x: number): number {
   return sum
 }
 
-/** sin(r) for a reduced argument |r| ≤ π/4 given as a double-double, into `rHi`/`rLo`. */
+/** sin(r) for a reduced argument |r| ≤ π/4 given as a double-double, into `result[0]`/`result[1]`. */
 function sinReduced(r: number, rl: number): void {
   ddMul(r, rl, r, rl)
-  const r2 = rHi
-  const r2l = rLo
+  const r2 = result[0]
+  const r2l = result[1]
   // Σ c_k·r2^k for k ≥ EXACT_TERMS in doubles, then the leading terms in double-double.
   let sumHi = r2 * tailSum(SIN_TAIL, r2)
   let sumLo = 0
   for (let k = EXACT_TERMS - 1; k >= 1; k--) {
     ddAdd(sumHi, sumLo, SIN_TERMS[k][0], SIN_TERMS[k][1])
-    ddMul(rHi, rLo, r2, r2l)
-    sumHi = rHi
-    sumLo = rLo
+    ddMul(result[0], result[1], r2, r2l)
+    sumHi = result[0]
+    sumLo = result[1]
   }
   // r + r·(r2·S)
   ddMul(sumHi, sumLo, r, rl)
-  ddAdd(r, rl, rHi, rLo)
+  ddAdd(r, rl, result[0], result[1])
 }
 
-/** cos(r) for a reduced argument |r| ≤ π/4 given as a double-double, into `rHi`/`rLo`. */
+/** cos(r) for a reduced argument |r| ≤ π/4 given as a double-double, into `result[0]`/`result[1]`. */
 function cosReduced(r: number, rl: number): void {
   ddMul(r, rl, r, rl)
-  const r2 = rHi
-  const r2l = rLo
+  const r2 = result[0]
+  const r2l = result[1]
   let sumHi = r2 * tailSum(COS_TAIL, r2)
   let sumLo = 0
   for (let k = EXACT_TERMS; k >= 1; k--) {
     ddAdd(sumHi, sumLo, COS_TERMS[k][0], COS_TERMS[k][1])
-    ddMul(rHi, rLo, r2, r2l)
-    sumHi = rHi
-    sumLo = rLo
+    ddMul(result[0], result[1], r2, r2l)
+    sumHi = result[0]
+    sumLo = result[1]
   }
   ddAdd(1, 0, sumHi, sumLo)
 }
 
 // ---- correctly rounded results ----
 
-const bits = new DataView(new ArrayBuffer(8))
+/** A double and its two 32-bit halves (little-endian: `words[1]` holds sign and exponent). */
+const scratch = new Float64Array(1)
+const words = new Uint32Array(scratch.buffer)
 
 /**
  * The gap between |x| (non-zero, finite) and the next double away from zero (`away`), or the
  * next one towards zero, which is half as far from a power of two.
  */
 function gap(x: number, away: boolean): number {
-  bits.setFloat64(0, x)
-  const high = bits.getUint32(0)
+  scratch[0] = x
+  const high = words[1]
   const biased = (high >>> 20) & 0x7ff
-  if (biased <= 1) return 2 ** -1074
-  const up = 2 ** (biased - 1075)
-  if (away || (high & 0xfffff) !== 0 || bits.getUint32(4) !== 0) return up
-  return up / 2
+  if (biased <= 53) return 2 ** -1074 * 2 ** Math.max(biased - 1, 0)
+  const exactPower = (high & 0xfffff) === 0 && words[0] === 0
+  // 2^(biased-1075), built from its bits.
+  words[1] = (biased - 52 - (!away && exactPower ? 1 : 0)) << 20
+  words[0] = 0
+  return scratch[0]
 }
 
 /**
@@ -248,11 +254,11 @@ function gap(x: number, away: boolean): number {
  */
 function roundOrGiveUp(hi: number, lo: number, error: number): number {
   quickTwoSum(hi, lo)
-  const result = rHi
-  const rest = rLo
-  if (result === 0) return Math.abs(rest) > error ? NaN : result
-  const towardRest = gap(result, rest > 0 === result > 0)
-  return Math.abs(Math.abs(rest) - towardRest / 2) <= error ? NaN : result
+  const rounded = result[0]
+  const rest = result[1]
+  if (rounded === 0) return Math.abs(rest) > error ? NaN : rounded
+  const towardRest = gap(rounded, rest > 0 === rounded > 0)
+  return Math.abs(Math.abs(rest) - towardRest / 2) <= error ? NaN : rounded
 }
 
 /** Relative error bounds of the evaluations, with margin (see {@link EXACT_TERMS}). */
@@ -260,40 +266,39 @@ const SIN_ERROR = 2 ** -68
 const COS_ERROR = 2 ** -70
 
 /**
- * Reduces x (|x| ≤ 8) by quadrant, x = k·π/2 + r, leaving r in `reducedHi`/`reducedLo`; returns
+ * Reduces x (|x| ≤ 8) by quadrant, x = k·π/2 + r, leaving r in `reduced[0]`/`reduced[1]`; returns
  * k. The reduction leaves an absolute error near {@link REDUCTION_ERROR} when k ≠ 0.
  */
-let reducedHi = 0
-let reducedLo = 0
+const reduced = new Float64Array(2)
 function reduce(x: number): number {
   const k = Math.round(x / HALF_PI_1)
   if (k === 0) {
-    reducedHi = x
-    reducedLo = 0
+    reduced[0] = x
+    reduced[1] = 0
     return 0
   }
   twoProd(k, HALF_PI_1)
-  ddAdd(x, 0, -rHi, -rLo)
-  const partHi = rHi
-  const partLo = rLo
+  ddAdd(x, 0, -result[0], -result[1])
+  const partHi = result[0]
+  const partLo = result[1]
   twoProd(k, HALF_PI_2)
-  ddAdd(partHi, partLo, -rHi, -rLo)
-  ddAdd(rHi, rLo, -k * HALF_PI_3, 0)
-  reducedHi = rHi
-  reducedLo = rLo
+  ddAdd(partHi, partLo, -result[0], -result[1])
+  ddAdd(result[0], result[1], -k * HALF_PI_3, 0)
+  reduced[0] = result[0]
+  reduced[1] = result[1]
   return k
 }
 
-/** sin(x) (or cos(x) when `cosine`) as a double-double in `rHi`/`rLo`, for |x| ≤ 8. Returns k. */
+/** sin(x) (or cos(x) when `cosine`) as a double-double in `result[0]`/`result[1]`, for |x| ≤ 8. Returns k. */
 function evaluate(x: number, cosine: boolean): number {
   const k = reduce(x)
   const quadrant = (((k + (cosine ? 1 : 0)) % 4) + 4) % 4
   // sin(r + q·π/2) = sin r, cos r, -sin r, -cos r for q = 0..3
-  if (quadrant === 0 || quadrant === 2) sinReduced(reducedHi, reducedLo)
-  else cosReduced(reducedHi, reducedLo)
+  if (quadrant === 0 || quadrant === 2) sinReduced(reduced[0], reduced[1])
+  else cosReduced(reduced[0], reduced[1])
   if (quadrant >= 2) {
-    rHi = -rHi
-    rLo = -rLo
+    result[0] = -result[0]
+    result[1] = -result[1]
   }
   return k
 }
@@ -308,18 +313,18 @@ const REDUCTION_LIMIT = 8
 export function sin(x: number): number {
   if (!(Math.abs(x) <= REDUCTION_LIMIT) || x === 0) return Math.sin(x)
   const k = evaluate(x, false)
-  const error = Math.abs(rHi) * (k === 0 ? SIN_ERROR : COS_ERROR) + (k === 0 ? 0 : REDUCTION_ERROR)
-  const result = roundOrGiveUp(rHi, rLo, error)
-  return Number.isNaN(result) ? fromFixed(fixedSin(toFixed(x))) : result
+  const error = Math.abs(result[0]) * (k === 0 ? SIN_ERROR : COS_ERROR) + (k === 0 ? 0 : REDUCTION_ERROR)
+  const rounded = roundOrGiveUp(result[0], result[1], error)
+  return Number.isNaN(rounded) ? fromFixed(fixedSin(toFixed(x))) : rounded
 }
 
 /** cos(x), correctly rounded. */
 export function cos(x: number): number {
   if (!(Math.abs(x) <= REDUCTION_LIMIT)) return Math.cos(x)
   const k = evaluate(x, true)
-  const error = Math.abs(rHi) * SIN_ERROR + (k === 0 ? 0 : REDUCTION_ERROR)
-  const result = roundOrGiveUp(rHi, rLo, error)
-  return Number.isNaN(result) ? fromFixed(fixedCos(toFixed(x))) : result
+  const error = Math.abs(result[0]) * SIN_ERROR + (k === 0 ? 0 : REDUCTION_ERROR)
+  const rounded = roundOrGiveUp(result[0], result[1], error)
+  return Number.isNaN(rounded) ? fromFixed(fixedCos(toFixed(x))) : rounded
 }
 
 /** asin(y), correctly rounded: one Newton step on sin, in double-double, from Math.asin. */
@@ -327,18 +332,18 @@ export function asin(y: number): number {
   const estimate = Math.asin(y)
   if (y === 0 || Math.abs(y) === 1 || Number.isNaN(estimate)) return estimate
   evaluate(estimate, true)
-  const cHi = rHi
-  const cLo = rLo
+  const cHi = result[0]
+  const cLo = result[1]
   const k = evaluate(estimate, false)
-  ddAdd(rHi, rLo, -y, 0)
-  ddDiv(rHi, rLo, cHi, cLo)
-  ddAdd(estimate, 0, -rHi, -rLo)
+  ddAdd(result[0], result[1], -y, 0)
+  ddDiv(result[0], result[1], cHi, cLo)
+  ddAdd(estimate, 0, -result[0], -result[1])
   // Newton's error is about e²·tan(t)/2 for a start e away (e ≤ 2 ulp); sin(t) is known to
   // SIN_ERROR relative, which the division by cos(t) magnifies.
   const startError = 4 * gap(estimate, true)
   const error =
     Math.abs(estimate) * COS_ERROR +
     (startError * startError + Math.abs(y) * SIN_ERROR + (k === 0 ? 0 : REDUCTION_ERROR)) / Math.abs(cHi)
-  const result = roundOrGiveUp(rHi, rLo, error)
-  return Number.isNaN(result) ? fromFixed(fixedAsin(toFixed(y), estimate)) : result
+  const rounded = roundOrGiveUp(result[0], result[1], error)
+  return Number.isNaN(rounded) ? fromFixed(fixedAsin(toFixed(y), estimate)) : rounded
 }

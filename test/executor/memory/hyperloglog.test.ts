@@ -196,9 +196,13 @@ describe('hyperloglog: the cached cardinality and the reply at their extremes', 
 })
 
 describe('hyperloglog: PFSELFTEST (hyperloglog.c pfselftestCommand, scaled down)', () => {
-  test('the checks pass with the default and with a tiny sparse limit', () => {
+  test('the checks pass with the default limit, and with none at all', () => {
     expect(runSelfTest(3000)).toBeNull()
-    expect(runSelfTest(20)).toBeNull()
+    expect(runSelfTest(0)).toBeNull()
+  })
+
+  test('a limit too small for one element fails the sparse check, as in Redis', () => {
+    expect(runSelfTest(20)).toBe('TESTFAILED sparse encoding not used')
   })
 })
 

@@ -14,7 +14,8 @@ import { ListValue } from '../../../src/executor/memory/types/list.js'
 import { SetValue } from '../../../src/executor/memory/types/set.js'
 import { HashValue } from '../../../src/executor/memory/types/hash.js'
 import { ReplyError, Status, type Reply } from '../../../src/reply.js'
-import { CAPTURED } from '../../differential/dump.cases.js'
+import { CAPTURED, CAPTURED_STREAMS } from '../../differential/dump.cases.js'
+import { StreamValue } from '../../../src/executor/memory/types/stream.js'
 import {
   bin, fromHex, intset, le, lzfLiteralString, payload, rdbLength, rdbString, ziplist, zipmap,
 } from '../../differential/dump.payloads.js'
@@ -240,10 +241,80 @@ describe('payloads', () => {
     expect(set.members()).toEqual(['-1', '3', '5'])
     expect(corrupt(() => loadDumpPayload(binaryOf(payload(bin(20) + rdbString(writeListpack(['a', 'a'])), 11)), CONTEXT))).toMatch(/duplicate/)
   })
-  test('RDB_TYPE_ZSET_* and streams are not decoded yet', () => {
-    for (const type of [3, 5, 12, 17, 15, 19, 21]) {
+  test('module values (types 6 and 7) and unknown types are refused', () => {
+    for (const type of [6, 7, 8, 26, 255]) {
       expect(corrupt(() => loadDumpPayload(binaryOf(payload(bin(type, 1) + rdbString('m'))), CONTEXT))).toMatch(/unsupported/)
     }
+  })
+})
+
+describe('streams', () => {
+  test('redis-server stream payloads re-encode byte for byte', () => {
+    for (const [name, hex] of Object.entries(CAPTURED_STREAMS)) {
+      const bytes = fromHex(hex)
+      expect(toHex(createDumpPayload(loadDumpPayload(bytes, CONTEXT))!), name).toBe(hex)
+    }
+  })
+  test('groups, PEL owners and counters of a captured stream', () => {
+    const stream = loadDumpPayload(fromHex(CAPTURED_STREAMS.groups), CONTEXT) as StreamValue
+    expect(stream.length).toBe(3)
+    const g1 = stream.groups.get('g1')!
+    expect(g1.entriesRead).toBe(3)
+    expect(g1.pending.values().map((entry) => [entry.id.ms, entry.id.seq, entry.consumer?.name, entry.deliveryCount])).toEqual([
+      [2, 1, 'alice', 1], [3, 1, 'bob', 1],
+    ])
+    expect([...g1.consumers.keys()].sort()).toEqual(['alice', 'bob', 'carol'])
+    expect(stream.groups.get('g0')!.entriesRead).toBe(-1)
+  })
+
+  /** A one-node stream (entries 1-1 and 2-1, field a), one group g at 1-1 with 1-1 pending for c. */
+  function streamBody(type: 15 | 19 | 21, options: { length?: number; lpCount?: string } = {}): string {
+    const writer = new RdbWriter()
+    writer.length(1)
+    writer.string(le(0, 4) + bin(0, 0, 0, 1) + le(0, 4) + bin(0, 0, 0, 1))
+    writer.string(writeListpack(['2', '0', '1', 'a', '0', '2', '0', '0', '1', options.lpCount ?? '4', '2', '1', '0', '2', '4']))
+    writer.length(options.length ?? 2)
+    writer.length(2)
+    writer.length(1)
+    if (type !== 15) {
+      for (const part of [1, 1, 0, 0, 2]) writer.length(part)
+    }
+    writer.length(1)
+    writer.string('g')
+    writer.length(1)
+    writer.length(1)
+    if (type !== 15) writer.length(1)
+    writer.length(1)
+    const rawId = le(0, 4) + bin(0, 0, 0, 1) + le(0, 4) + bin(0, 0, 0, 1)
+    writer.raw(rawId)
+    writer.millis(5000n)
+    writer.length(2)
+    writer.length(1)
+    writer.string('c')
+    writer.millis(6000n)
+    if (type === 21) writer.millis(7000n)
+    writer.length(1)
+    writer.raw(rawId)
+    return bin(type) + writer.finish()
+  }
+
+  test('the Redis 5.0 form (type 15) derives first ID, entries-added and entries-read', () => {
+    const stream = loadDumpPayload(binaryOf(payload(streamBody(15), 9)), CONTEXT) as StreamValue
+    expect([stream.firstId, stream.entriesAdded, stream.maxDeletedId]).toEqual([{ ms: 1, seq: 1 }, 2, { ms: 0, seq: 0 }])
+    const group = stream.groups.get('g')!
+    expect(group.entriesRead).toBe(1)
+    expect(group.pending.values()[0].consumer?.name).toBe('c')
+    expect(group.pending.values()[0].deliveryTime).toBe(5000)
+  })
+  test('the Redis 7.2 form (type 21) carries a consumer active time, which is read past', () => {
+    const stream = loadDumpPayload(binaryOf(payload(streamBody(21), 11)), CONTEXT) as StreamValue
+    expect(stream.groups.get('g')!.consumers.get('c')!.seenTime).toBe(6000)
+    expect(stream.range({ ms: 0, seq: 0 }, { ms: 9, seq: 9 }, 0).map((entry) => entry.fields)).toEqual([['a', '1'], ['a', '2']])
+  })
+  test('a wrong lp-count or a length contradicting the entries is corrupt', () => {
+    expect(() => loadDumpPayload(binaryOf(payload(streamBody(19))), CONTEXT)).not.toThrow()
+    expect(corrupt(() => loadDumpPayload(binaryOf(payload(streamBody(19, { lpCount: '5' }))), CONTEXT))).toMatch(/lp-count/)
+    expect(corrupt(() => loadDumpPayload(binaryOf(payload(streamBody(19, { length: 3 }))), CONTEXT))).toMatch(/length/)
   })
 })
 
@@ -387,10 +458,9 @@ describe('RESTORE and DUMP with an injected clock', () => {
     expect(run('EXISTS', 'target')).toBe(0)
     expect(run('DUMP', 'h')).toBeNull()
   })
-  test('DUMP of a type without a codec yet answers an error rather than a wrong payload', () => {
+  test('DUMP of a value without a codec (a JSON document: a module type in Redis) answers an error', () => {
     const { run } = engineAt(1_000_000)
-    const executor = executors[0]
-    executor.engine.databases[0].set('z', { type: 'zset' })
-    expect(run('DUMP', 'z')).toEqual({ error: 'ERR DUMP of zset values is not supported by the in-memory engine' })
+    executors[0].engine.databases[0].set('doc', { type: 'ReJSON-RL' })
+    expect(run('DUMP', 'doc')).toEqual({ error: 'ERR DUMP of ReJSON-RL values is not supported by the in-memory engine' })
   })
 })

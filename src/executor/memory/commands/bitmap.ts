@@ -37,6 +37,8 @@ function setbit(ctx: CommandContext, argv: readonly string[]): Out {
     if (current === undefined) ctx.db.set(key, next)
     else ctx.db.update(key, next)
   }
+  // Redis unshares the value before looking at the bit, so even an unchanged string turns raw.
+  ctx.db.setStringEncoding(key, 'raw')
   return previous
 }
 
@@ -155,6 +157,7 @@ function bitop(ctx: CommandContext, argv: readonly string[]): Out {
     return 0
   }
   ctx.db.set(destination, fromBytes(combine(operation, sources, longest)))
+  ctx.db.setStringEncoding(destination, 'raw')
   return longest
 }
 

@@ -216,7 +216,7 @@ function convertToDense(ctx: CommandContext, key: string, value: string): string
 /** PFSELFTEST: OK when the implementation passes Redis's self-test checks (see `hll/selftest.ts`). */
 function pfselftest(ctx: CommandContext): Out {
   const failure = runSelfTest(sparseMaxBytes(ctx))
-  return failure === null ? OK : new ReplyError(failure)
+  return failure === null ? OK : new ReplyError(`ERR ${failure}`)
 }
 
 /** HyperLogLog commands. */

@@ -85,6 +85,7 @@ function append(ctx: CommandContext, argv: readonly string[]): Out {
   if (tooLong !== null) return tooLong
   const next = current + suffix
   ctx.db.update(key, next)
+  ctx.db.setStringEncoding(key, 'raw')
   return next.length
 }
 
@@ -129,6 +130,7 @@ function setrange(ctx: CommandContext, argv: readonly string[]): Out {
   const next = base.slice(0, offset) + patch + base.slice(offset + patch.length)
   if (current === undefined) ctx.db.set(key, next)
   else ctx.db.update(key, next)
+  ctx.db.setStringEncoding(key, 'raw')
   return next.length
 }
 

@@ -90,36 +90,43 @@ export function sparseSet(buffer: HllBuffer, index: number, count: number, maxBy
   }
 
   // General case: split the opcode around the register into at most 5 bytes.
-  const sequence: number[] = []
+  let length = 0
   const last = first + span - 1
   if (isVal(op)) {
     const current = valValue(op)
-    if (index !== first) sequence.push(valOpcode(current, index - first))
-    sequence.push(valOpcode(count, 1))
-    if (index !== last) sequence.push(valOpcode(current, last - index))
+    if (index !== first) sequence[length++] = valOpcode(current, index - first)
+    sequence[length++] = valOpcode(count, 1)
+    if (index !== last) sequence[length++] = valOpcode(current, last - index)
   } else {
-    if (index !== first) pushZeros(sequence, index - first)
-    sequence.push(valOpcode(count, 1))
-    if (index !== last) pushZeros(sequence, last - index)
+    if (index !== first) length = writeZeros(length, index - first)
+    sequence[length++] = valOpcode(count, 1)
+    if (index !== last) length = writeZeros(length, last - index)
   }
 
   // Step 3: put the sequence in place of the opcode, shifting what follows.
   const oldLength = isXZero(op) ? 2 : 1
-  const delta = sequence.length - oldLength
+  const delta = length - oldLength
   if (delta > 0 && buffer.length + delta > maxBytes) return promote(buffer, index, count)
   if (delta !== 0 && next !== -1) bytes.copyWithin(next + delta, next, end)
   buffer.growBy(delta)
-  for (let i = 0; i < sequence.length; i++) bytes[p + i] = sequence[i]
+  bytes.set(sequence.subarray(0, length), p)
   end += delta
   return mergeAndInvalidate(buffer, prev, end)
 }
 
-/** A run of `length` zero registers: ZERO up to 64, XZERO beyond. */
-function pushZeros(sequence: number[], length: number): void {
-  if (length > ZERO_MAX_LENGTH) {
-    const encoded = length - 1
-    sequence.push((encoded >> 8) | XZERO_FLAG, encoded & 0xff)
-  } else sequence.push(length - 1)
+/** The split sequence of {@link sparseSet}: XZERO-VAL-XZERO at worst. */
+const sequence = new Uint8Array(5)
+
+/** Writes a run of `zeros` zero registers (ZERO up to 64, XZERO beyond) at `at` of {@link sequence}; returns the new length. */
+function writeZeros(at: number, zeros: number): number {
+  const encoded = zeros - 1
+  if (zeros <= ZERO_MAX_LENGTH) {
+    sequence[at] = encoded
+    return at + 1
+  }
+  sequence[at] = (encoded >> 8) | XZERO_FLAG
+  sequence[at + 1] = encoded & 0xff
+  return at + 2
 }
 
 /**

@@ -74,6 +74,8 @@ function bitfieldGeneric(ctx: CommandContext, argv: readonly string[], readOnlyC
     if (current === undefined) ctx.db.set(key, fromBytes(bytes))
     else ctx.db.update(key, fromBytes(bytes))
   }
+  // Any write operation unshares the string first, which makes it raw even when nothing changed.
+  if (operations.some((operation) => operation.kind !== 'GET')) ctx.db.setStringEncoding(key, 'raw')
   return replies
 }
 

@@ -82,6 +82,7 @@ function copy(ctx: CommandContext, argv: readonly string[]): Out {
   if (value === undefined) return 0
   if (target.has(destination, ctx.now) && !replace) return 0
   storeWithDeadline(target, destination, copyOf(value), readDeadline(ctx.db, source))
+  ctx.db.carryStringEncoding(source, target, destination)
   return 1
 }
 
@@ -97,8 +98,10 @@ function renameKey(ctx: CommandContext, argv: readonly string[], onlyIfNew: bool
   if (source === destination) return onlyIfNew ? 0 : OK
   if (onlyIfNew && ctx.db.has(destination, ctx.now)) return 0
   const deadline = readDeadline(ctx.db, source)
+  const encoding = ctx.db.stringEncodings.get(source)
   ctx.db.remove(source)
   storeWithDeadline(ctx.db, destination, value, deadline)
+  if (encoding !== undefined) ctx.db.setStringEncoding(destination, encoding)
   return onlyIfNew ? 1 : OK
 }
 

@@ -64,8 +64,8 @@ function integerEncoded(value: string): bigint | null {
 
 /**
  * Redis's encoding of a string value, from the value alone: `int` for a 64-bit integer in
- * canonical form, `embstr` up to 44 bytes, `raw` beyond. (Redis also keeps `raw` for strings
- * grown in place by APPEND or SETRANGE; values here do not remember how they were made.)
+ * canonical form, `embstr` up to 44 bytes, `raw` beyond. How a value was made can change that
+ * (in-place writes make it `raw`): the database records those cases in `stringEncodings`.
  */
 function stringEncoding(value: string): string {
   if (integerEncoded(value) !== null) return 'int'
@@ -82,7 +82,8 @@ export function encodingOf(value: Value): string {
 
 function objectEncoding(ctx: CommandContext, argv: readonly string[]): Out {
   const value = ctx.db.get(argv[2], ctx.now)
-  return value === undefined ? null : encodingOf(value)
+  if (value === undefined) return null
+  return (typeof value === 'string' && ctx.db.stringEncodings.get(argv[2])) || encodingOf(value)
 }
 
 /**

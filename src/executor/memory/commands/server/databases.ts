@@ -89,6 +89,7 @@ function move(ctx: CommandContext, argv: readonly string[]): Out {
   const expireAt = ctx.db.getExpire(key)
   destination.set(key, value)
   if (expireAt !== undefined) destination.setExpire(key, expireAt)
+  ctx.db.carryStringEncoding(key, destination, key)
   ctx.db.remove(key)
   return 1
 }

@@ -68,5 +68,7 @@ export function incrbyfloat(ctx: CommandContext, argv: readonly string[]): Out {
   if (!isFiniteLongDouble(sum)) return NAN_OR_INFINITY
   const text = formatLongDouble(sum)
   ctx.db.update(key, text)
+  // The result is stored as a new short string, never as an integer (`INCRBYFLOAT k 1` on 1 is embstr).
+  if (text.length <= 44) ctx.db.setStringEncoding(key, 'embstr')
   return text
 }
