@@ -304,7 +304,10 @@ const GENERIC_COMMANDS: readonly CommandSpec[] = [
   generic('keys', () => ['KEYS', '*'], { relax: 'unordered' }),
   generic('keys', (d) => ['KEYS', d.pick(['[a-c]', '?', 'a*', '*\\x*'])], { relax: 'unordered' }),
   generic('object|encoding', (d) => ['OBJECT', 'ENCODING', d.key()]),
-  generic('sort', (d) => ['SORT', d.key(), ...d.maybe(0.5, 'ALPHA'), ...d.maybe(0.3, 'DESC'), ...d.maybe(0.2, 'LIMIT', '0', '2')]),
+  // Always ALPHA: Redis 7.0's numeric SORT reads errno without clearing it, so any earlier
+  // command that left ERANGE behind (a huge float) makes it fail at random. Numeric SORT is
+  // covered by the scripted generic cases.
+  generic('sort', (d) => ['SORT', d.key(), 'ALPHA', ...d.maybe(0.3, 'DESC'), ...d.maybe(0.2, 'LIMIT', '0', '2')]),
 ]
 
 const server = (name: string, build: CommandSpec['build'], extra?: Partial<CommandSpec>) => spec('server', name, build, extra)

@@ -8,6 +8,7 @@ import { Database } from './keyspace.js'
 import { expireHashFields } from './types/hash.js'
 import { formatMonitorLine, monitorTiming } from './monitor.js'
 import { PubSub } from './pubsub.js'
+import { Acl } from './acl.js'
 
 /** Options of the in-memory engine. @public */
 export interface EngineOptions {
@@ -75,6 +76,8 @@ export class Engine {
   readonly config: Map<string, string>
   /** Channels, patterns and their subscribers: PUBLISH, SUBSCRIBE …, PUBSUB (see `pubsub.ts`). */
   readonly pubsub = new PubSub()
+  /** ACL users and their rules (`acl.ts`); every command passes `acl.check` before it runs. */
+  readonly acl = new Acl()
   private readonly monitors = new Set<(line: string) => void>()
   private readonly expiryTimer: ReturnType<typeof setInterval> | undefined
   private nextSessionId = 1
@@ -110,6 +113,8 @@ export class Engine {
   call(session: Session, argv: readonly string[], now = this.clock()): Out {
     const resolved = this.resolve(argv)
     if (resolved instanceof ReplyError) return this.reject(argv, resolved)
+    const denied = this.acl.check(session.user, resolved.info, argv)
+    if (denied !== null) return this.reject(argv, denied, resolved.name)
     return this.run(session, argv, resolved, now)
   }
 
@@ -134,7 +139,13 @@ export class Engine {
       } else if (entry.info.flags.has('no_multi')) {
         this.reject(argv, NOT_IN_TRANSACTION, entry.name)
         refused = true
-      } else resolved.push(entry)
+      } else {
+        const denied = this.acl.check(session.user, entry.info, argv)
+        if (denied !== null) {
+          this.reject(argv, denied, entry.name)
+          refused = true
+        } else resolved.push(entry)
+      }
     }
     this.countControl('multi', false)
     if (refused) {

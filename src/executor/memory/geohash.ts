@@ -7,10 +7,11 @@
  * -180..180) and latitude (Web Mercator's -85.05112878..85.05112878) interleaved into 52 bits,
  * latitude in the even bits. 64-bit values are handled as two unsigned 32-bit halves.
  *
- * Trigonometry goes through V8's `Math.sin/cos/asin` (fdlibm) where Redis calls glibc's libm;
- * both are faithful to within one unit in the last place and agree on almost every input, so a
- * distance can, very rarely, differ in its last bit (see the geo differential tests).
+ * Trigonometry uses the correctly rounded functions of `libm.ts`, which give what glibc's libm
+ * gives Redis (V8's `Math.sin` and friends differ in the last bit on a few percent of inputs).
  */
+
+import { asin, cos, sin } from './libm.js'
 
 /** Bits per axis of a stored position (`GEO_STEP_MAX`). */
 export const GEO_STEP_MAX = 26
@@ -214,9 +215,9 @@ export function geoDistance(lon1: number, lat1: number, lon2: number, lat2: numb
   const lon1r = degreesToRadians(lon1)
   const lat2r = degreesToRadians(lat2)
   const lon2r = degreesToRadians(lon2)
-  const u = Math.sin((lat2r - lat1r) / 2)
-  const v = Math.sin((lon2r - lon1r) / 2)
-  return 2.0 * EARTH_RADIUS_IN_METERS * Math.asin(Math.sqrt(u * u + Math.cos(lat1r) * Math.cos(lat2r) * v * v))
+  const u = sin((lat2r - lat1r) / 2)
+  const v = sin((lon2r - lon1r) / 2)
+  return 2.0 * EARTH_RADIUS_IN_METERS * asin(Math.sqrt(u * u + cos(lat1r) * cos(lat2r) * v * v))
 }
 
 // ---- search areas ----
@@ -251,8 +252,8 @@ function boundingBox(shape: GeoShape): [number, number, number, number] {
   const height = conversion * (shape.kind === 'radius' ? shape.radius : shape.height / 2)
   const width = conversion * (shape.kind === 'radius' ? shape.radius : shape.width / 2)
   const latDelta = radiansToDegrees(height / EARTH_RADIUS_IN_METERS)
-  const lonDeltaTop = radiansToDegrees(width / EARTH_RADIUS_IN_METERS / Math.cos(degreesToRadians(lat + latDelta)))
-  const lonDeltaBottom = radiansToDegrees(width / EARTH_RADIUS_IN_METERS / Math.cos(degreesToRadians(lat - latDelta)))
+  const lonDeltaTop = radiansToDegrees(width / EARTH_RADIUS_IN_METERS / cos(degreesToRadians(lat + latDelta)))
+  const lonDeltaBottom = radiansToDegrees(width / EARTH_RADIUS_IN_METERS / cos(degreesToRadians(lat - latDelta)))
   // The wider edge of the box is towards the equator.
   const southern = lat < 0
   return [southern ? lon - lonDeltaBottom : lon - lonDeltaTop, lat - latDelta, southern ? lon + lonDeltaBottom : lon + lonDeltaTop, lat + latDelta]

@@ -240,7 +240,7 @@ function gap(x: number, away: boolean): number {
   scratch[0] = x
   const high = words[1]
   const biased = (high >>> 20) & 0x7ff
-  if (biased <= 53) return 2 ** -1074 * 2 ** Math.max(biased - 1, 0)
+  if (biased <= 53) return 2 ** (Math.max(biased, 1) - 1075)
   const exactPower = (high & 0xfffff) === 0 && words[0] === 0
   // 2^(biased-1075), built from its bits.
   words[1] = (biased - 52 - (!away && exactPower ? 1 : 0)) << 20
@@ -318,8 +318,19 @@ export function sin(x: number): number {
   return Number.isNaN(rounded) ? fromFixed(fixedSin(toFixed(x))) : rounded
 }
 
+/** The last argument of {@link cos} and its result: a search calls cos(centre latitude) per point. */
+let lastCosine = NaN
+const lastCosineResult = new Float64Array(1)
+
 /** cos(x), correctly rounded. */
 export function cos(x: number): number {
+  if (x === lastCosine) return lastCosineResult[0]
+  lastCosineResult[0] = cosine(x)
+  lastCosine = x
+  return lastCosineResult[0]
+}
+
+function cosine(x: number): number {
   if (!(Math.abs(x) <= REDUCTION_LIMIT)) return Math.cos(x)
   const k = evaluate(x, true)
   const error = Math.abs(result[0]) * SIN_ERROR + (k === 0 ? 0 : REDUCTION_ERROR)

@@ -1,4 +1,5 @@
 import { NULL_ARRAY, ReplyError, Status, type Arg, type Command, type Reply } from '../../reply.js'
+import { connectionStateRefusal } from '../connection-state.js'
 import { BackendUnavailableError, type CallContext, type Executor, type MonitorEvent, type PubSubEvent, type Subscription } from '../executor.js'
 import type { Out, Session } from './command.js'
 import { Engine, type EngineOptions } from './engine.js'
@@ -25,23 +26,29 @@ export class MemoryExecutor implements Executor {
 
   exec(command: Command, context?: CallContext): Promise<Reply> {
     if (this.closed) return CLOSED()
-    return Promise.resolve(toReply(this.engine.call(this.session(context), toArgv(command))))
+    return Promise.resolve(connectionStateRefusal(command) ?? toReply(this.engine.call(this.session(context), toArgv(command))))
   }
 
   /** Runs one command synchronously (the engine never waits); throws once the executor is closed. */
   execSync(command: Command, context?: CallContext): Reply {
     if (this.closed) throw new BackendUnavailableError('executor closed')
-    return toReply(this.engine.call(this.session(context), toArgv(command)))
+    return connectionStateRefusal(command) ?? toReply(this.engine.call(this.session(context), toArgv(command)))
   }
 
   pipeline(commands: readonly Command[], context?: CallContext): Promise<Reply[]> {
     if (this.closed) return CLOSED()
     const session = this.session(context)
-    return Promise.resolve(commands.map((command) => toReply(this.engine.call(session, toArgv(command)))))
+    return Promise.resolve(
+      commands.map((command) => connectionStateRefusal(command) ?? toReply(this.engine.call(session, toArgv(command)))),
+    )
   }
 
   transaction(commands: readonly Command[], context?: CallContext): Promise<Reply[] | ReplyError> {
     if (this.closed) return CLOSED()
+    for (const command of commands) {
+      const refusal = connectionStateRefusal(command)
+      if (refusal !== null) return Promise.resolve(refusal)
+    }
     const replies = this.engine.transaction(this.session(context), commands.map(toArgv))
     return Promise.resolve(replies instanceof ReplyError ? replies : replies.map(toReply))
   }

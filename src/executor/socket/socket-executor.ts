@@ -5,6 +5,7 @@
  */
 
 import { OK, ReplyError, type Arg, type Command, type Reply } from '../../reply.js'
+import { connectionStateRefusal, notAvailable } from '../connection-state.js'
 import { BackendUnavailableError, type CallContext, type Executor, type MonitorEvent, type PubSubEvent, type Subscription } from '../executor.js'
 import { HandshakeError, type ConnectionCounters } from './connection.js'
 import { resolveOptions, type ConnectionConfig, type ExecutorConfig, type SocketExecutorOptions } from './options.js'
@@ -32,17 +33,6 @@ export interface SocketExecutorStats {
   readonly writes: number
 }
 
-/**
- * Commands that would change the state of a shared connection (its user, database, protocol,
- * transaction or subscription state) or make one command answer with several replies. They are
- * refused with `ERR Command is not available`; use `CallContext`, `transaction()`,
- * `subscribe()` and `monitor()` instead. SELECT is the exception, see {@link SocketExecutor}.
- */
-const REFUSED = new Set([
-  'hello', 'multi', 'exec', 'discard', 'watch', 'reset', 'quit', 'monitor', 'sync', 'psync',
-  'subscribe', 'psubscribe', 'ssubscribe', 'unsubscribe', 'punsubscribe', 'sunsubscribe',
-])
-const REFUSED_CLIENT = new Set(['reply', 'tracking', 'setname', 'setinfo', 'caching', 'no-evict', 'no-touch'])
 /** Commands that block their connection until data arrives: they get a connection of their own. */
 const BLOCKING = new Set(['blpop', 'brpop', 'brpoplpush', 'blmove', 'blmpop', 'bzpopmin', 'bzpopmax', 'bzmpop', 'wait', 'waitaof'])
 
@@ -54,19 +44,16 @@ function lower(arg: Arg | undefined): string {
   return text.toLowerCase()
 }
 
+/** Connection-state commands would change a shared connection: refused (see connection-state.ts). */
 function classify(command: Command): Kind {
+  const refusal = connectionStateRefusal(command)
+  if (refusal !== null) return refusal
   const name = lower(command[0])
-  if (REFUSED.has(name)) return notAvailable(name)
   if (name === 'select') return 'select'
   if (name === 'auth') return 'auth'
-  if (name === 'client' && REFUSED_CLIENT.has(lower(command[1]))) return notAvailable(`client|${lower(command[1])}`)
   if (BLOCKING.has(name)) return 'blocking'
   if ((name === 'xread' || name === 'xreadgroup') && command.some((arg) => lower(arg) === 'block')) return 'blocking'
   return 'plain'
-}
-
-function notAvailable(name: string): ReplyError {
-  return new ReplyError(`ERR Command is not available: '${name}'`)
 }
 
 const EXEC_ABORT = new ReplyError('EXECABORT Transaction discarded because of previous errors.')

@@ -1,7 +1,7 @@
 import { OK, ReplyError } from '../../../reply.js'
 import type { CommandContext, CommandTable, Out } from '../command.js'
 import { NOT_INTEGER, SYNTAX } from '../errors.js'
-import { typeOf } from '../keyspace.js'
+import { typeOf, type Value } from '../keyspace.js'
 import { readInt64, readInteger } from '../numbers.js'
 import type { LoadContext } from '../rdb/codec.js'
 import { createDumpPayload, loadDumpPayload, verifyDumpPayload } from '../rdb/payload.js'
@@ -97,7 +97,7 @@ function restore(ctx: CommandContext, argv: readonly string[]): Out {
   if (ttl < 0n) return INVALID_TTL
   const payload = argv[3]
   if (!verifyDumpPayload(payload)) return WRONG_VERSION_OR_CHECKSUM
-  let value
+  let value: Value
   try {
     value = loadDumpPayload(payload, loadContext(ctx))
   } catch (error) {

@@ -15,6 +15,7 @@ import { scriptingCommands } from './scripting.js'
 import { jsonCommands } from './json.js'
 import { pubSubCommands } from './pubsub.js'
 import { dumpCommands } from './dump.js'
+import { aclCommands } from './acl.js'
 
 /**
  * Every family's handlers, by full lowercase name. A family is one file exporting a
@@ -37,6 +38,7 @@ const families: readonly CommandTable[] = [
   jsonCommands,
   pubSubCommands,
   dumpCommands,
+  aclCommands,
 ]
 
 export const handlers: ReadonlyMap<string, Handler> = new Map(families.flatMap((family) => Object.entries(family)))

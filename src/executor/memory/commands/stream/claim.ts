@@ -38,7 +38,7 @@ const XAUTOCLAIM_TOO_MANY = new ReplyError(
 /** XAUTOCLAIM scans at most this many PEL entries per entry it may claim. */
 const ATTEMPTS_FACTOR = 10
 /** COUNT's upper bound: LONG_MAX / max(sizeof(streamID), ATTEMPTS_FACTOR). */
-const XAUTOCLAIM_MAX_COUNT = 576460752303423487
+const XAUTOCLAIM_MAX_COUNT = 576460752303423487n
 /**
  * Largest COUNT for which a 64-bit Linux redis-server 7.0 obtains the `COUNT * 16` bytes it
  * allocates up front for the deleted IDs (80 TiB of address space); above it, it answers
@@ -169,9 +169,9 @@ function xautoclaim(ctx: CommandContext, argv: readonly string[]): Out {
     const moreArgs = argv.length - 1 - j
     const word = keyword(argv[j])
     if (word === 'count' && moreArgs > 0) {
-      const parsed = readInteger(argv[++j])
-      if (parsed === null || parsed < 1 || parsed > XAUTOCLAIM_MAX_COUNT) return XAUTOCLAIM_COUNT
-      count = parsed
+      const parsed = readInt64(argv[++j])
+      if (parsed === null || parsed < 1n || parsed > XAUTOCLAIM_MAX_COUNT) return XAUTOCLAIM_COUNT
+      count = Number(parsed)
     } else if (word === 'justid') justId = true
     else return SYNTAX
   }
