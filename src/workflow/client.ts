@@ -3,8 +3,10 @@
  * (`DELETE /v2/workflows/runs/<id>`), fetch a run's steps (`GET /v2/workflows/runs/<id>`), and
  * start a run from code. Works against the restis queue service and the hosted queue alike.
  */
+import { randomBytes } from 'node:crypto'
 import { QueueRequestError } from './errors.js'
 import { DEFAULT_QUEUE_URL } from './constants.js'
+import { initMessageHeaders } from './headers.js'
 import type { RawStep } from './steps.js'
 
 /** One message for `POST /v2/batch`. @public */
@@ -99,4 +101,49 @@ export function createQueueClient(options: QueueClientOptions): QueueClient {
       return (await response.json()) as RawStep[]
     },
   }
+}
+
+const NANOID = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_'
+
+/** A new run id: `wfr_` and 21 random characters. @public */
+export function newRunId(): string {
+  let id = 'wfr_'
+  for (const byte of randomBytes(21)) id += NANOID[byte & 63]
+  return id
+}
+
+/** Options of {@link triggerWorkflow}. @public */
+export interface TriggerOptions {
+  /** The workflow endpoint's URL. */
+  readonly url: string
+  /** The start payload: a string as is, anything else as JSON. */
+  readonly body?: unknown
+  /** Headers the steps see in `context.headers`. */
+  readonly headers?: Readonly<Record<string, string>>
+  /** Retries per step. Default 3. */
+  readonly retries?: number
+  /** The run id; default a new `wfr_…`. */
+  readonly workflowRunId?: string
+  /** Where the queue calls the failure callback; default the workflow URL itself. */
+  readonly failureUrl?: string
+}
+
+/**
+ * Starts a run through the queue, without calling the endpoint: what to use when the endpoint
+ * verifies signatures (a direct start request would be unsigned). Like the SDK's `Client.trigger`.
+ * @public
+ */
+export async function triggerWorkflow(queue: QueueClient, options: TriggerOptions): Promise<{ workflowRunId: string }> {
+  const workflowRunId = options.workflowRunId ?? newRunId()
+  const body = options.body === undefined ? '' : typeof options.body === 'string' ? options.body : JSON.stringify(options.body)
+  const headers = initMessageHeaders({
+    runId: workflowRunId,
+    url: options.url,
+    retries: options.retries,
+    failureUrl: options.failureUrl ?? options.url,
+    forward: new Headers(options.headers ?? {}),
+    contentType: new Headers(options.headers ?? {}).get('content-type'),
+  })
+  await queue.batch([{ destination: options.url, headers, body }])
+  return { workflowRunId }
 }

@@ -7,7 +7,7 @@ import type { LoadContext } from '../rdb/codec.js'
 import { createDumpPayload, loadDumpPayload, verifyDumpPayload } from '../rdb/payload.js'
 import { CorruptPayload } from '../rdb/reader.js'
 import { HashValue, purgeExpiredFields, trackVolatileHash } from '../types/hash.js'
-import { DEFAULT_MAX_INTSET_ENTRIES } from '../types/set.js'
+import { intsetLimit } from './set.js'
 import { setDeadline } from './generic/expire.js'
 import { hashLimits } from './hash-access.js'
 import { zsetLimits } from './zset/access.js'
@@ -118,11 +118,9 @@ function restore(ctx: CommandContext, argv: readonly string[]): Out {
 
 /** The encoding limits in force now: a restored value is encoded as Redis would encode it. */
 function loadContext(ctx: CommandContext): LoadContext {
-  const intsetText = ctx.engine.config.get('set-max-intset-entries')
-  const maxIntsetEntries = intsetText === undefined ? NaN : Number(intsetText)
   return {
     hash: hashLimits(ctx),
-    maxIntsetEntries: Number.isFinite(maxIntsetEntries) ? maxIntsetEntries : DEFAULT_MAX_INTSET_ENTRIES,
+    maxIntsetEntries: intsetLimit(ctx),
     zset: zsetLimits(ctx),
     now: ctx.now,
   }

@@ -1,4 +1,14 @@
 import type { CommandTable } from '../command.js'
+import { jsonArrayCommands } from './json/array-commands.js'
+import { jsonReadCommands } from './json/read-commands.js'
+import { jsonWriteCommands } from './json/write-commands.js'
 
-/** json commands. */
-export const jsonCommands: CommandTable = {}
+/**
+ * The JSON family (RedisJSON 2.x, type `ReJSON-RL`). Paths, evaluation, parsing and
+ * serialization live in `json/`; the document type in `types/json.ts`.
+ */
+export const jsonCommands: CommandTable = {
+  ...jsonReadCommands,
+  ...jsonWriteCommands,
+  ...jsonArrayCommands,
+}

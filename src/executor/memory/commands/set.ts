@@ -35,7 +35,8 @@ function readSet(ctx: CommandContext, key: string): SetValue | undefined | Reply
 }
 
 /** `set-max-intset-entries` as currently configured. */
-function intsetLimit(ctx: CommandContext): number {
+/** `set-max-intset-entries` in force (RESTORE encodes restored sets by it too). */
+export function intsetLimit(ctx: CommandContext): number {
   const text = ctx.engine.config.get('set-max-intset-entries')
   const value = text === undefined ? NaN : Number(text)
   return Number.isFinite(value) ? value : DEFAULT_MAX_INTSET_ENTRIES

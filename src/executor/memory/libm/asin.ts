@@ -1,148 +1,16 @@
+import { ddAdd, ddDiv, ddMul, quickTwoSum, result, twoProd } from './double-double.js'
+import { FIXED_ONE, constant, fixedAsin, fromFixed, toFixed } from './fixed.js'
+
 /**
- * Correctly rounded `sin`, `cos` and `asin`, for the geo commands.
+ * `asin`, correctly rounded, for the geo distance (Redis calls glibc's `asin`).
  *
- * Redis computes distances with glibc's libm, whose sin, cos and asin return the double nearest
- * to the exact result. V8's `Math.sin/cos/asin` (fdlibm) are within one unit in the last place
- * but miss the nearest double for a few percent of inputs, which shows in GEOSEARCHSTORE …
- * STOREDIST scores (stored with 17 digits). So these functions evaluate in double-double
- * arithmetic (about 104 bits) and round once; in the rare case where that is too close to call,
- * they fall back to exact fixed-point arithmetic on BigInts (300 fractional bits).
+ * glibc's asin returns the double nearest to the exact result except in rare cases (its slow,
+ * exact paths were removed in glibc 2.34), while V8's `Math.asin` misses it for a few percent of
+ * inputs. So this one starts from `Math.asin`, takes one Newton step on sin in double-double
+ * arithmetic and rounds once; when that cannot be rounded with certainty it falls back to exact
+ * fixed-point arithmetic. It therefore agrees with glibc except where glibc is off by an ulp
+ * (measured: about one distance in 3000).
  */
-
-// ---- double-double arithmetic (Dekker, Knuth) ----
-
-/** Veltkamp's splitter for doubles: 2^27 + 1. */
-const SPLITTER = 134217729
-
-/**
- * Where operations leave their double-double result `hi + lo` (|lo| ≤ ulp(hi) / 2): a typed
- * array, because doubles stored in module variables would be boxed on every write.
- */
-const result = new Float64Array(2)
-
-function twoSum(a: number, b: number): void {
-  const s = a + b
-  const bb = s - a
-  result[1] = a - (s - bb) + (b - bb)
-  result[0] = s
-}
-
-function quickTwoSum(a: number, b: number): void {
-  const s = a + b
-  result[1] = b - (s - a)
-  result[0] = s
-}
-
-/** a × b exactly, as hi + lo. */
-function twoProd(a: number, b: number): void {
-  const p = a * b
-  let c = SPLITTER * a
-  const ah = c - (c - a)
-  const al = a - ah
-  c = SPLITTER * b
-  const bh = c - (c - b)
-  const bl = b - bh
-  result[1] = ah * bh - p + ah * bl + al * bh + al * bl
-  result[0] = p
-}
-
-function ddAdd(aHi: number, aLo: number, bHi: number, bLo: number): void {
-  twoSum(aHi, bHi)
-  const sHi = result[0]
-  const sLo = result[1] + aLo + bLo
-  quickTwoSum(sHi, sLo)
-}
-
-function ddMul(aHi: number, aLo: number, bHi: number, bLo: number): void {
-  twoProd(aHi, bHi)
-  const pHi = result[0]
-  const pLo = result[1] + (aHi * bLo + aLo * bHi)
-  quickTwoSum(pHi, pLo)
-}
-
-/** a / b with three quotient terms (the "accurate" division of the QD library). */
-function ddDiv(aHi: number, aLo: number, bHi: number, bLo: number): void {
-  const q1 = aHi / bHi
-  ddMul(bHi, bLo, q1, 0)
-  ddAdd(aHi, aLo, -result[0], -result[1])
-  const remainderHi = result[0]
-  const remainderLo = result[1]
-  const q2 = remainderHi / bHi
-  ddMul(bHi, bLo, q2, 0)
-  ddAdd(remainderHi, remainderLo, -result[0], -result[1])
-  const q3 = result[0] / bHi
-  quickTwoSum(q1, q2)
-  ddAdd(result[0], result[1], q3, 0)
-}
-
-// ---- exact fixed-point arithmetic for constants and the fallback ----
-
-const FRACTION_BITS = 300n
-const FIXED_ONE = 1n << FRACTION_BITS
-const float64 = new DataView(new ArrayBuffer(8))
-
-/** A double as a fixed-point BigInt (exact for every double this module meets). */
-function toFixed(x: number): bigint {
-  if (x === 0) return 0n
-  float64.setFloat64(0, Math.abs(x))
-  const high = float64.getUint32(0)
-  const low = float64.getUint32(4)
-  const biased = high >>> 20
-  let mantissa = (BigInt(high & 0xfffff) << 32n) | BigInt(low)
-  let exponent: number
-  if (biased === 0) exponent = -1074
-  else {
-    mantissa |= 1n << 52n
-    exponent = biased - 1075
-  }
-  const shift = BigInt(exponent) + FRACTION_BITS
-  const value = shift >= 0n ? mantissa << shift : mantissa >> -shift
-  return x < 0 ? -value : value
-}
-
-/** The double nearest to a fixed-point value (BigInt → Number rounds to nearest, ties to even). */
-function fromFixed(value: bigint): number {
-  return Number(value) / 2 ** Number(FRACTION_BITS)
-}
-
-function fixedMul(a: bigint, b: bigint): bigint {
-  return (a * b) >> FRACTION_BITS
-}
-
-function fixedSin(x: bigint): bigint {
-  const x2 = fixedMul(x, x)
-  let term = x
-  let sum = x
-  for (let k = 1n; term !== 0n; k++) {
-    term = -fixedMul(term, x2) / (2n * k * (2n * k + 1n))
-    sum += term
-  }
-  return sum
-}
-
-function fixedCos(x: bigint): bigint {
-  const x2 = fixedMul(x, x)
-  let term = FIXED_ONE
-  let sum = FIXED_ONE
-  for (let k = 1n; term !== 0n; k++) {
-    term = -fixedMul(term, x2) / ((2n * k - 1n) * (2n * k))
-    sum += term
-  }
-  return sum
-}
-
-/** asin by Newton's method on sin, from the double estimate. */
-function fixedAsin(y: bigint, estimate: number): bigint {
-  let t = toFixed(estimate)
-  for (let i = 0; i < 4; i++) t -= ((fixedSin(t) - y) << FRACTION_BITS) / fixedCos(t)
-  return t
-}
-
-/** A fixed-point value as a double-double constant. */
-function constant(value: bigint): [number, number] {
-  const hi = fromFixed(value)
-  return [hi, fromFixed(value - toFixed(hi))]
-}
 
 /** π/2 in three parts, for argument reduction. */
 const HALF_PI_FIXED = (() => {
@@ -305,38 +173,6 @@ function evaluate(x: number, cosine: boolean): number {
 
 /** Absolute error the reduction by π/2 may leave (|x| ≤ 8, π/2 to about 160 bits), with margin. */
 const REDUCTION_ERROR = 2 ** -100
-
-/** Beyond this the geo code never needs exact results (the areas are then a single cell). */
-const REDUCTION_LIMIT = 8
-
-/** sin(x), correctly rounded. */
-export function sin(x: number): number {
-  if (!(Math.abs(x) <= REDUCTION_LIMIT) || x === 0) return Math.sin(x)
-  const k = evaluate(x, false)
-  const error = Math.abs(result[0]) * (k === 0 ? SIN_ERROR : COS_ERROR) + (k === 0 ? 0 : REDUCTION_ERROR)
-  const rounded = roundOrGiveUp(result[0], result[1], error)
-  return Number.isNaN(rounded) ? fromFixed(fixedSin(toFixed(x))) : rounded
-}
-
-/** The last argument of {@link cos} and its result: a search calls cos(centre latitude) per point. */
-let lastCosine = NaN
-const lastCosineResult = new Float64Array(1)
-
-/** cos(x), correctly rounded. */
-export function cos(x: number): number {
-  if (x === lastCosine) return lastCosineResult[0]
-  lastCosineResult[0] = cosine(x)
-  lastCosine = x
-  return lastCosineResult[0]
-}
-
-function cosine(x: number): number {
-  if (!(Math.abs(x) <= REDUCTION_LIMIT)) return Math.cos(x)
-  const k = evaluate(x, true)
-  const error = Math.abs(result[0]) * SIN_ERROR + (k === 0 ? 0 : REDUCTION_ERROR)
-  const rounded = roundOrGiveUp(result[0], result[1], error)
-  return Number.isNaN(rounded) ? fromFixed(fixedCos(toFixed(x))) : rounded
-}
 
 /** asin(y), correctly rounded: one Newton step on sin, in double-double, from Math.asin. */
 export function asin(y: number): number {
