@@ -20,10 +20,11 @@ export function createFetchHandler(gateway: Gateway | GatewayOptions): FetchHand
     const url = new URL(request.url)
     let body: Uint8Array | undefined
     if (request.body !== null) {
+      const limit = core.bodyLimit(url.pathname)
       try {
         const declared = Number(request.headers.get('content-length') ?? 0)
-        if (declared > core.maxBodySize) throw new BodyTooLargeError()
-        body = await readBody(request.body as unknown as AsyncIterable<Uint8Array>, core.maxBodySize)
+        if (declared > limit) throw new BodyTooLargeError()
+        body = await readBody(request.body as unknown as AsyncIterable<Uint8Array>, limit)
       } catch (error) {
         if (error instanceof BodyTooLargeError) {
           await request.body.cancel().catch(() => {})
@@ -45,7 +46,9 @@ export function createFetchHandler(gateway: Gateway | GatewayOptions): FetchHand
 function toResponse(response: RestResponse, requestSignal: AbortSignal): Response {
   const { body } = response
   if (typeof body === 'string' || body instanceof Uint8Array) {
-    return new Response(body as BodyInit, { status: response.status, headers: response.headers })
+    // A 204 (a CORS preflight) must not have a body, not even an empty one.
+    const payload = response.status === 204 || response.status === 304 ? null : (body as BodyInit)
+    return new Response(payload, { status: response.status, headers: response.headers })
   }
   return new Response(sseReadable(body, requestSignal), { status: response.status, headers: response.headers })
 }
@@ -80,6 +83,12 @@ function sseReadable(stream: EventStream, requestSignal: AbortSignal): ReadableS
               } catch {
                 // already cancelled by the client
               }
+            },
+            abort() {
+              if (closed) return
+              closed = true
+              requestSignal.removeEventListener('abort', onRequestAbort)
+              controllerRef.error(new Error('client too slow: event buffer overflowed'))
             },
           },
           client.signal,

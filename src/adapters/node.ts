@@ -32,7 +32,7 @@ export function createNodeHandler(gateway: Gateway | GatewayOptions): NodeHandle
 async function handle(core: Gateway, request: IncomingMessage, response: ServerResponse): Promise<void> {
   let body: Uint8Array | undefined
   try {
-    body = await requestBody(request, core.maxBodySize)
+    body = await requestBody(request, core.bodyLimit(request.url ?? '/'))
   } catch (error) {
     if (!(error instanceof BodyTooLargeError)) throw error
     // Answer at once, then drop the connection so the rest of the body is never read.
@@ -83,16 +83,30 @@ async function send(result: RestResponse, response: ServerResponse): Promise<voi
   const client = new AbortController()
   const onClose = () => client.abort()
   response.on('close', onClose)
+  // Events of one tick (a burst of messages) leave in one write.
+  let corked = false
+  const uncork = () => {
+    corked = false
+    response.uncork()
+  }
   try {
     await body.run(
       {
-        write: (chunk) => response.write(chunk),
+        write: (chunk) => {
+          if (!corked) {
+            corked = true
+            response.cork()
+            process.nextTick(uncork)
+          }
+          return response.write(chunk)
+        },
         get pending() {
           return response.writableLength
         },
         close: () => {
           if (!response.writableEnded) response.end()
         },
+        abort: () => response.destroy(),
       },
       client.signal,
     )

@@ -150,14 +150,15 @@ class ReplyParser implements Parser<Reply> {
   /** Puts a finished value into the innermost open array; returns it when it is a whole reply. */
   #attach(value: Reply): Reply | NeedMore {
     const stack = this.#stack
-    for (;;) {
-      const top = stack[stack.length - 1]
-      if (top === undefined) return value
+    // Length first: reading `stack[-1]` of an empty array is a slow named-property lookup in V8.
+    for (let depth = stack.length; depth !== 0; depth = stack.length) {
+      const top = stack[depth - 1]
       top.items.push(value)
       if (top.items.length < top.size) return NEED_MORE
       stack.pop()
       value = top.items
     }
+    return value
   }
 
   #stop(pos: number): NeedMore {

@@ -1,11 +1,14 @@
+import { createHash, timingSafeEqual } from 'node:crypto'
 import { ReplyError, type Arg, type Command, type Reply } from '../reply.js'
 import { encodeReply } from '../resp/encode.js'
 import { BackendUnavailableError, type CallContext, type Executor, type PubSubEvent } from '../executor/executor.js'
 import { resolveCommand, restAvailability, isReadOnly } from '../commands/lookup.js'
-import { TokenStore, type Authenticator, type Principal } from '../auth/tokens.js'
-import { checkPermission } from '../auth/permissions.js'
+import { TokenStore, generateToken, principalId, type Authenticator, type Principal, type UserTokenEntry } from '../auth/tokens.js'
+import { checkPermission, noPermission } from '../auth/permissions.js'
+import { Limits, type Endpoint, type LimitOptions } from '../auth/limits.js'
 import {
   METHOD_NOT_ALLOWED,
+  MAX_DAILY_REQUESTS,
   MAX_REQUEST_SIZE,
   UNAUTHORIZED,
   RestError,
@@ -16,6 +19,7 @@ import {
 import { parseCall, requestToken, splitUrl, type RestRequest } from './request.js'
 import { envelope, envelopes, errorEnvelope, type StringEncoding } from './render.js'
 import { eventStream, type EventStream, type SseOptions } from './sse.js'
+import { corsPolicy, type CorsOptions } from './cors.js'
 
 /**
  * A response, independent of any server framework: a body that is text, bytes, or an event
@@ -28,47 +32,110 @@ export interface RestResponse {
   readonly body: string | Uint8Array | EventStream
 }
 
-/** Options of {@link createGateway}. @public */
-export interface GatewayOptions {
+/**
+ * Options of {@link createGateway}. The limit options (`maxRequestSize`, `maxBodySize`,
+ * `dailyRequestLimit`, `onUsage`, `clock`) are those of {@link Limits}.
+ * @public
+ */
+export interface GatewayOptions extends LimitOptions {
   /** Runs the commands: a `MemoryExecutor`, a `SocketExecutor`, or your own. */
   readonly executor: Executor
   /** The standard token. Give this or `auth`. */
   readonly token?: string
   /** The read-only token. */
   readonly readonlyToken?: string
-  /** Custom authentication, replacing `token`/`readonlyToken`. */
+  /**
+   * Authentication: a {@link TokenStore} (shared with your code, e.g. to `rotate()` it), or a
+   * custom {@link Authenticator}, replacing `token`/`readonlyToken`. `ACL RESTTOKEN` needs a
+   * `TokenStore`.
+   */
   readonly auth?: Authenticator
-  /** Maximum size of one command (sum of its arguments' bytes). Default 10 MiB. */
-  readonly maxRequestSize?: number
+  /** Secret ACL users' tokens are derived from (see {@link TokenStore}); used with `token`. */
+  readonly userTokenSecret?: string | Uint8Array
+  /**
+   * How long an ACL user's token is trusted after its password was last confirmed, ms. Past it,
+   * the next request with the token checks the password against the executor again (one
+   * `ACL GETUSER`) and the token is refused (401) if the password no longer opens the user.
+   * ACL SETUSER / DELUSER / LOAD sent through this gateway make the check happen on the next
+   * request at once. Default 1000; 0 checks on every request.
+   */
+  readonly userTokenCheckInterval?: number
   /** Options of the /monitor and /subscribe streams. */
   readonly sse?: SseOptions
+  /** Cross-origin requests from browsers (off by default). */
+  readonly cors?: CorsOptions
 }
 
 /** The gateway core: one method, framework-agnostic. @public */
 export interface Gateway {
   handle(request: RestRequest): Promise<RestResponse>
-  /** The body-size limit adapters enforce while reading a request body. */
+  /** The largest body adapters read for any request (`maxBodySize`). */
   readonly maxBodySize: number
+  /** The body-size limit adapters enforce while reading the body of a request to `url`. */
+  bodyLimit(url: string): number
+  /** The limits and usage counters. */
+  readonly limits: Limits
+  /** The token store, when the gateway has one (built from `token`, or given as `auth`). */
+  readonly tokens: TokenStore | undefined
 }
 
 const ALLOWED_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT'])
 const JSON_TYPE = 'application/json'
-const DEFAULT_MAX_REQUEST_SIZE = 10 * 1024 * 1024
 
 interface Format {
   readonly encoding: StringEncoding
   readonly resp2: boolean
 }
 
+/** One command of a request after admission: run by the executor, answered by the gateway, or refused. */
+interface Row {
+  readonly command: Command
+  readonly local: boolean
+  refusal: RestError | null
+}
+
+const utf8 = new TextDecoder()
+
+function text(arg: Arg | Reply): string {
+  if (typeof arg === 'string') return arg
+  return arg instanceof Uint8Array ? utf8.decode(arg) : String(arg)
+}
+
+function isWord(arg: Arg | undefined, lower: string): boolean {
+  if (arg === undefined || arg.length !== lower.length) return false
+  return text(arg).toLowerCase() === lower
+}
+
+/** `ACL RESTTOKEN …`, which the gateway answers itself. */
+function isRestToken(command: Command): boolean {
+  return isWord(command[0], 'acl') && isWord(command[1], 'resttoken')
+}
+
+const RESTTOKEN_ARITY = new RestError(400, "ERR wrong number of arguments for 'acl|resttoken' command")
+const RESTTOKEN_UNAVAILABLE = new ReplyError('ERR ACL RESTTOKEN needs a gateway built with a TokenStore')
+
+/** `ERR Wrong password or user "<user>" does not exist` (the source spec's text). */
+function wrongPassword(user: string): ReplyError {
+  return new ReplyError(`ERR Wrong password or user "${user}" does not exist`)
+}
+
 /**
- * Builds the gateway: parse, authenticate, authorize, execute, render.
+ * Builds the gateway: parse, authenticate, authorize, limit, execute, render.
  * @public
  */
 export function createGateway(options: GatewayOptions): Gateway {
   const { executor } = options
-  const auth = options.auth ?? (options.token !== undefined ? new TokenStore({ token: options.token, readonlyToken: options.readonlyToken }) : undefined)
+  const auth =
+    options.auth ??
+    (options.token !== undefined
+      ? new TokenStore({ token: options.token, readonlyToken: options.readonlyToken, secret: options.userTokenSecret })
+      : undefined)
   if (auth === undefined) throw new TypeError('createGateway needs `token` or `auth`')
-  const maxRequestSize = options.maxRequestSize ?? DEFAULT_MAX_REQUEST_SIZE
+  const store = auth instanceof TokenStore ? auth : undefined
+  const limits = new Limits(options)
+  const clock = options.clock ?? Date.now
+  const checkInterval = options.userTokenCheckInterval ?? 1000
+  const cors = options.cors === undefined ? undefined : corsPolicy(options.cors)
   const syncPrefix = Date.now().toString(36)
   let writes = 0
 
@@ -79,17 +146,32 @@ export function createGateway(options: GatewayOptions): Gateway {
   const json = (status: number, body: string): RestResponse => ({ status, headers: headers(JSON_TYPE), body })
   const fail = (error: RestError): RestResponse => json(error.status, errorEnvelope(error.message))
 
-  /** Checks availability, permission and size; null when the command may run. */
-  const admit = (principal: Principal, command: Command): RestError | null => {
+  /** Checks availability, permission and size of one command. */
+  const admit = (principal: Principal, command: Command): Row => {
+    if (isRestToken(command)) {
+      const refusal = command.length !== 4 ? RESTTOKEN_ARITY : limits.tooLarge(command) ? MAX_REQUEST_SIZE : null
+      return { command, local: true, refusal }
+    }
     const info = resolveCommand(command)
     if (info !== undefined) {
-      if (restAvailability(info) !== 'ok') return commandNotAvailable(commandName(command))
+      if (restAvailability(info, command) !== 'ok') return { command, local: false, refusal: commandNotAvailable(commandName(command)) }
       const denied = checkPermission(principal, command, info)
-      if (denied !== null) return new RestError(400, denied)
-      if (!isReadOnly(info)) writes++
+      if (denied !== null) return { command, local: false, refusal: new RestError(400, denied) }
     }
-    if (commandSize(command) > maxRequestSize) return MAX_REQUEST_SIZE
-    return null
+    if (limits.tooLarge(command)) return { command, local: false, refusal: MAX_REQUEST_SIZE }
+    return { command, local: false, refusal: null }
+  }
+
+  /** Counts writes for the sync token once a command is about to run. */
+  const counted = (rows: readonly Row[]): void => {
+    for (const row of rows) {
+      if (row.refusal !== null || row.local) continue
+      const info = resolveCommand(row.command)
+      if (info !== undefined && !isReadOnly(info)) {
+        writes++
+        return
+      }
+    }
   }
 
   const render = (reply: Reply, format: Format): RestResponse => {
@@ -98,48 +180,179 @@ export function createGateway(options: GatewayOptions): Gateway {
     return json(status, envelope(reply, format.encoding))
   }
 
-  const run = async (request: RestRequest): Promise<RestResponse> => {
-    const method = request.method.toUpperCase()
+  // --- ACL users' tokens ---------------------------------------------------------------------
+
+  /**
+   * Whether `password` opens `user` on the executor: ACL GETUSER (the user is on, has a password
+   * and this is one of them), or, when the gateway's own connection may not run ACL GETUSER,
+   * AUTH as the user (and a second AUTH with a random password, to tell a `nopass` user apart).
+   * Users without a password (`nopass`) never get a token: anyone holding any token of the
+   * gateway could otherwise take their rights.
+   */
+  const verifyUser = async (user: string, password: string): Promise<boolean> => {
+    const info = await executor.exec(['ACL', 'GETUSER', user])
+    if (info === null) return false
+    if (Array.isArray(info)) {
+      const fields = new Map<string, Reply>()
+      for (let i = 0; i + 1 < info.length; i += 2) fields.set(text(info[i] as Reply), info[i + 1] as Reply)
+      const flags = ((fields.get('flags') ?? []) as Reply[]).map((f) => text(f))
+      if (!flags.includes('on') || flags.includes('nopass')) return false
+      const hash = Buffer.from(createHash('sha256').update(password, 'utf8').digest('hex'))
+      let found = false
+      for (const stored of (fields.get('passwords') ?? []) as Reply[]) {
+        const candidate = Buffer.from(text(stored))
+        if (candidate.length === hash.length && timingSafeEqual(candidate, hash)) found = true
+      }
+      return found
+    }
+    const opened = await executor.exec(['AUTH', user, password], { user, password })
+    if (opened instanceof ReplyError) return false
+    const probe = generateToken()
+    return (await executor.exec(['AUTH', user, probe], { user, password: probe })) instanceof ReplyError
+  }
+
+  const pendingChecks = new Map<UserTokenEntry, Promise<boolean>>()
+
+  /** Confirms (again) that an ACL user's token still opens its user; false revokes it. */
+  const confirmUserToken = async (entry: UserTokenEntry): Promise<boolean> => {
+    const now = clock()
+    if (!entry.stale && now - entry.verifiedAt < checkInterval) return true
+    let pending = pendingChecks.get(entry)
+    if (pending === undefined) {
+      const { user, password } = entry.principal
+      pending = verifyUser(user, password ?? '').finally(() => pendingChecks.delete(entry))
+      pendingChecks.set(entry, pending)
+    }
+    const ok = await pending
+    if (ok) {
+      entry.verifiedAt = now
+      entry.stale = false
+    } else store?.revoke(entry)
+    return ok
+  }
+
+  /** `ACL RESTTOKEN <user> <password>`. */
+  const restToken = async (command: Command): Promise<Reply> => {
+    const user = text(command[2])
+    if (store === undefined) return RESTTOKEN_UNAVAILABLE
+    const password = text(command[3])
+    if (!(await verifyUser(user, password))) return wrongPassword(user)
+    return Buffer.from(store.issueUserToken(user, password, clock()))
+  }
+
+  /** ACL commands that went through the gateway: the tokens of the users they touch are checked again. */
+  const noticeAclChanges = (commands: readonly Command[]): void => {
+    if (store === undefined || store.userTokenCount === 0) return
+    for (const command of commands) {
+      if (!isWord(command[0], 'acl') || command.length < 2) continue
+      if (isWord(command[1], 'setuser') || isWord(command[1], 'deluser')) store.markStale(command.slice(2).map(text))
+      else if (isWord(command[1], 'load')) store.markStale()
+    }
+  }
+
+  // --- running rows --------------------------------------------------------------------------
+
+  /** Takes today's allowance for the admitted rows in order; rows that no longer fit are refused. */
+  const takeDaily = (rows: Row[]): number => {
+    let taken = 0
+    for (const row of rows) {
+      if (row.refusal !== null) continue
+      if (limits.take(1)) taken++
+      else row.refusal = MAX_DAILY_REQUESTS
+    }
+    return taken
+  }
+
+  /** A pipeline's rows in order: runs of executor rows go as one pipeline, gateway rows between them. */
+  const runPipeline = async (rows: readonly Row[], context: CallContext): Promise<Reply[]> => {
+    const replies: Reply[] = new Array(rows.length)
+    let batch: number[] = []
+    const flush = async (): Promise<void> => {
+      if (batch.length === 0) return
+      const indices = batch
+      batch = []
+      const out = await executor.pipeline(
+        indices.map((i) => rows[i].command),
+        context,
+      )
+      indices.forEach((index, k) => (replies[index] = out[k]))
+    }
+    for (let i = 0; i < rows.length; i++) {
+      const row = rows[i]
+      if (row.refusal !== null) replies[i] = new ReplyError(row.refusal.message)
+      else if (row.local) {
+        await flush()
+        replies[i] = await restToken(row.command)
+      } else batch.push(i)
+    }
+    await flush()
+    return replies
+  }
+
+  // --- the request ---------------------------------------------------------------------------
+
+  const run = async (request: RestRequest, method: string): Promise<RestResponse> => {
     if (!ALLOWED_METHODS.has(method)) return fail(METHOD_NOT_ALLOWED)
     const target = splitUrl(request.url)
-    const principal = auth.authenticate(requestToken(request.headers, target.query))
-    if (principal === undefined) return fail(UNAUTHORIZED)
+    const presented = requestToken(request.headers, target.query)
+    const found = store !== undefined ? store.lookup(presented) : wrap(auth.authenticate(presented))
+    if (found === undefined) return fail(UNAUTHORIZED)
+    if (found.entry !== undefined && !(await confirmUserToken(found.entry))) return fail(UNAUTHORIZED)
+    const principal = found.principal
     const format = responseFormat(request.headers)
     if (format instanceof RestError) return fail(format)
     const call = parseCall(method, target, request.body)
     if (call instanceof RestError) return fail(call)
     const context: CallContext = contextOf(principal, request)
+    const tokenId = principalId(principal)
+    const usage = (endpoint: Endpoint, commands: number): void => limits.record(tokenId, endpoint, commands)
 
     switch (call.type) {
       case 'command': {
-        const refused = admit(principal, call.command)
-        if (refused !== null) return fail(refused)
-        return render(await executor.exec(call.command, context), format)
+        const row = admit(principal, call.command)
+        if (row.refusal !== null) return fail(row.refusal)
+        if (!limits.take(1)) return fail(MAX_DAILY_REQUESTS)
+        usage('command', 1)
+        counted([row])
+        const reply = row.local ? await restToken(row.command) : await executor.exec(row.command, context)
+        noticeAclChanges([row.command])
+        return render(reply, format)
       }
       case 'pipeline': {
-        const admitted: Command[] = []
-        const refusals: (RestError | null)[] = call.commands.map((command) => admit(principal, command))
-        call.commands.forEach((command, i) => refusals[i] === null && admitted.push(command))
-        const replies = admitted.length > 0 ? await executor.pipeline(admitted, context) : []
-        let next = 0
-        const all: Reply[] = refusals.map((refusal) => (refusal === null ? replies[next++] : new ReplyError(refusal.message)))
+        const rows = call.commands.map((command) => admit(principal, command))
+        const taken = takeDaily(rows)
+        if (taken > 0) usage('pipeline', taken)
+        counted(rows)
+        const replies = await runPipeline(rows, context)
+        noticeAclChanges(rows.filter((row) => row.refusal === null).map((row) => row.command))
         if (format.resp2) {
-          return { status: 200, headers: headers('application/octet-stream'), body: Buffer.concat(all.map(encodeReply)) }
+          return { status: 200, headers: headers('application/octet-stream'), body: Buffer.concat(replies.map(encodeReply)) }
         }
-        return json(200, envelopes(all, format.encoding))
+        return json(200, envelopes(replies, format.encoding))
       }
       case 'transaction': {
-        for (const command of call.commands) {
-          const refused = admit(principal, command)
-          if (refused !== null) return fail(refused)
-        }
-        const replies = await executor.transaction(call.commands, context)
-        if (replies instanceof ReplyError) return fail(new RestError(400, replies.message))
+        const rows = call.commands.map((command) => admit(principal, command))
+        for (const row of rows) if (row.refusal !== null) return fail(row.refusal)
+        if (!limits.take(rows.length)) return fail(MAX_DAILY_REQUESTS)
+        usage('transaction', rows.length)
+        counted(rows)
+        const remote = rows.filter((row) => !row.local)
+        const out = remote.length > 0 ? await executor.transaction(remote.map((row) => row.command), context) : []
+        if (out instanceof ReplyError) return fail(new RestError(400, out.message))
+        noticeAclChanges(remote.map((row) => row.command))
+        // ACL RESTTOKEN rows are answered after the transaction ran: they see its ACL changes.
+        let next = 0
+        const replies: Reply[] = []
+        for (const row of rows) replies.push(row.local ? await restToken(row.command) : out[next++])
         return json(200, envelopes(replies, format.encoding)) // /multi-exec answers JSON only
       }
       case 'monitor': {
-        const refused = admit(principal, ['MONITOR'])
-        if (refused !== null && refused.message.startsWith('NOPERM')) return fail(refused)
+        const denied = checkPermission(principal, ['MONITOR'])
+        if (denied !== null) return fail(new RestError(400, denied))
+        const refused = await streamPermission(principal, ['MONITOR'])
+        if (refused !== null) return fail(refused)
+        if (!limits.take(1)) return fail(MAX_DAILY_REQUESTS)
+        usage('monitor', 1)
         return streamResponse(
           eventStream(async (emit, signal) => {
             emit('"OK"')
@@ -148,15 +361,32 @@ export function createGateway(options: GatewayOptions): Gateway {
         )
       }
       case 'subscribe': {
-        const kind = call.kind
+        const { kind, names } = call
+        const refused = await streamPermission(principal, [kind === 'channel' ? 'SUBSCRIBE' : 'PSUBSCRIBE', ...names])
+        if (refused !== null) return fail(refused)
+        if (!limits.take(1)) return fail(MAX_DAILY_REQUESTS)
+        usage('subscribe', 1)
         return streamResponse(
-          eventStream(
-            (emit, signal) => executor.subscribe({ kind, names: call.names }, (event) => emit(formatPubSubEvent(event)), signal, context),
-            options.sse,
-          ),
+          eventStream((emit, signal) => executor.subscribe({ kind, names }, (event) => emit(formatPubSubEvent(event)), signal, context), options.sse),
         )
       }
     }
+  }
+
+  /**
+   * Whether an ACL user may open a stream (MONITOR, SUBSCRIBE to these channels): asked before the
+   * stream starts with `ACL DRYRUN`, so a refusal is a 400 with Redis's NOPERM text rather than a
+   * stream that ends at once. When the gateway's own connection may not run ACL DRYRUN, the
+   * executor's own refusal ends the stream.
+   */
+  const streamPermission = async (principal: Principal, command: Command): Promise<RestError | null> => {
+    if (principal.kind !== 'user') return null
+    const verdict = await executor.exec(['ACL', 'DRYRUN', principal.user, ...command])
+    if (!(verdict instanceof Uint8Array)) return null
+    const sentence = text(verdict)
+    if (sentence.includes("' channel")) return new RestError(400, 'NOPERM this user has no permissions to access one of the channels used as arguments')
+    if (sentence.includes("' key")) return new RestError(400, 'NOPERM this user has no permissions to access one of the keys used as arguments')
+    return new RestError(400, noPermission(text(command[0]).toLowerCase()))
   }
 
   const streamResponse = (body: EventStream): RestResponse => ({
@@ -166,18 +396,30 @@ export function createGateway(options: GatewayOptions): Gateway {
   })
 
   return {
-    maxBodySize: maxRequestSize,
+    maxBodySize: limits.maxBodySize,
+    bodyLimit: (url) => limits.bodyLimit(url),
+    limits,
+    tokens: store,
     async handle(request) {
+      const method = request.method.toUpperCase()
+      const origin = request.headers.get('origin')
+      if (method === 'OPTIONS' && cors !== undefined) return cors.preflight(origin, request.headers)
+      let response: RestResponse
       try {
-        const response = await run(request)
-        return request.method.toUpperCase() === 'HEAD' ? { ...response, body: '' } : response
+        response = await run(request, method)
+        if (method === 'HEAD') response = { ...response, body: '' }
       } catch (error) {
-        if (error instanceof BackendUnavailableError) return fail(backendUnavailable(error.message))
+        if (error instanceof BackendUnavailableError) response = fail(backendUnavailable(error.message))
         // Never leak internals (stack traces, tokens) to the client.
-        return fail(new RestError(500, 'ERR internal error'))
+        else response = fail(new RestError(500, 'ERR internal error'))
       }
+      return cors === undefined ? response : cors.decorate(origin, response)
     },
   }
+}
+
+function wrap(principal: Principal | undefined): { principal: Principal; entry?: UserTokenEntry } | undefined {
+  return principal === undefined ? undefined : { principal }
 }
 
 /** Reads `Service-Response-Format` / `Service-Encoding` (and their `Upstash-` aliases). */
@@ -210,15 +452,7 @@ function commandName(command: Command): string {
   return (typeof name === 'string' ? name : Buffer.from(name).toString('utf8')).toLowerCase()
 }
 
-function commandSize(command: Command): number {
-  let size = 0
-  for (const arg of command) size += typeof arg === 'string' ? Buffer.byteLength(arg) : arg.length
-  return size
-}
-
-const utf8 = new TextDecoder()
-
-/** The SSE payloads of the protocol: `subscribe,<channel>,<count>`, `message,<channel>,<text>` … */
+/** The SSE payloads of the protocol: `subscribe,<channel>,<count>`, `message,<channel>,<text>` … @public */
 export function formatPubSubEvent(event: PubSubEvent): string {
   switch (event.type) {
     case 'subscribe':

@@ -12,6 +12,11 @@ export interface EventSink {
   readonly pending: number
   /** Ends the response. */
   close(): void
+  /**
+   * Drops the connection at once, discarding what is buffered (a client that fell too far behind).
+   * Without it, {@link EventSink.close} is used.
+   */
+  abort?(): void
 }
 
 /**
@@ -26,7 +31,7 @@ export interface EventStream {
 
 /** Options of the SSE emitter. @public */
 export interface SseOptions {
-  /** Interval of `: keep-alive` comments while idle, ms. Default 15000. */
+  /** Interval of `: keep-alive` comments while idle, ms. Default 15000; 0 sends none. */
   readonly keepAliveInterval?: number
   /** A client whose unsent data exceeds this many bytes is disconnected. Default 1 MiB. */
   readonly maxBufferedBytes?: number
@@ -58,11 +63,16 @@ export function eventStream(
       if (clientSignal.aborted) return sink.close()
       clientSignal.addEventListener('abort', abort, { once: true })
       let lastWrite = Date.now()
+      let overflowed = false
       const send = (chunk: string) => {
         if (stop.signal.aborted) return
         sink.write(chunk)
         lastWrite = Date.now()
-        if (sink.pending > maxBufferedBytes) stop.abort()
+        if (sink.pending > maxBufferedBytes) {
+          // A client this far behind is disconnected: its subscription goes, others go on.
+          overflowed = true
+          stop.abort()
+        }
       }
       const timer =
         keepAliveInterval > 0
@@ -78,7 +88,8 @@ export function eventStream(
         if (timer !== undefined) clearInterval(timer)
         clientSignal.removeEventListener('abort', abort)
         stop.abort()
-        sink.close()
+        if (overflowed && sink.abort !== undefined) sink.abort()
+        else sink.close()
       }
     },
   }

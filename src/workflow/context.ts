@@ -25,6 +25,8 @@ export interface StepRunner {
   cancelled?: boolean
   /** The step whose function threw, for the error answer. */
   failedStep?: string
+  /** Set when steps were started in parallel or nested: the delivery fails with it. */
+  violation?: Error
 }
 
 /** Fields of a {@link WorkflowContext}. */
@@ -113,11 +115,13 @@ export class WorkflowContext<TPayload = unknown> {
     const runner = this.#runner
     if (typeof stepName !== 'string' || stepName === '') throw new TypeError('a step name must be a non-empty string')
     if (runner.submitted !== undefined || runner.cancelled) throw new StepSubmitted(runner.submitted ?? 'cancel')
+    if (runner.violation) throw runner.violation
     if (runner.busy !== undefined) {
-      throw new WorkflowReplayError(
+      runner.violation = new WorkflowReplayError(
         `step '${stepName}' was started while step '${runner.busy}' is still running: ` +
           'await each context.run before starting the next (parallel and nested steps are not supported)',
       )
+      throw runner.violation
     }
     runner.busy = stepName
     try {
@@ -140,6 +144,8 @@ export class WorkflowContext<TPayload = unknown> {
         runner.failedStep = stepName
         throw error
       }
+      // a step started in parallel with this one fails the delivery: nothing is recorded
+      if (runner.violation) throw runner.violation
       await runner.submit(outcome.record, outcome.delay)
       runner.submitted = stepName
       throw new StepSubmitted(stepName)

@@ -310,8 +310,10 @@ export function serve<TPayload, TResult>(handler: RouteFunction<TPayload, TResul
     } catch (error) {
       // After a step went to the queue (or the run was cancelled) the body unwinds with
       // StepSubmitted, or with whatever it threw while unwinding: either way this delivery is done.
+      if (runner.violation) return stepError(runner.violation, runId, undefined)
       if (runner.submitted === undefined && !runner.cancelled) return stepError(error, runId, runner.failedStep)
     }
+    if (runner.violation) return stepError(runner.violation, runId, undefined)
     if (runner.cancelled) return json(200, { workflowRunId: runId, finishCondition: 'canceled' })
     if (runner.submitted !== undefined) return json(200, { workflowRunId: runId, finishCondition: 'step-finished' })
     try {

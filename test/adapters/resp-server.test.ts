@@ -335,6 +335,8 @@ describe('RESP listener with a password', () => {
 
   beforeAll(async () => {
     memory = new MemoryExecutor()
+    // Commands after AUTH run as alice: the engine enforces her ACL rules, so she must exist there.
+    await memory.exec(['ACL', 'SETUSER', 'alice', 'on', '>alice-pw', '~*', '&*', '+@all'])
     server = await serveResp(memory, {
       port: 0,
       password: 'pw',

@@ -12,6 +12,7 @@
  *
  * {@link shrink} reduces a diverging sequence to a minimal one for the failure message.
  */
+import { hyperLogLogSpecs } from './hyperloglog.generator.js'
 import type { Command } from '../../src/reply.js'
 import type { Relaxation } from './harness.js'
 
@@ -399,13 +400,6 @@ const ZSET_COMMANDS: readonly CommandSpec[] = [
   }),
 ]
 
-const hyperloglogs = (name: string, build: CommandSpec['build'], extra?: Partial<CommandSpec>) => spec('hyperloglog', name, build, extra)
-const HYPERLOGLOG_COMMANDS: readonly CommandSpec[] = [
-  hyperloglogs('pfadd', (d) => ['PFADD', d.key(), ...d.maybe(0.9, ...d.members(4))], { weight: 3 }),
-  hyperloglogs('pfcount', (d) => ['PFCOUNT', ...d.keys(2)], { weight: 2 }),
-  hyperloglogs('pfmerge', (d) => ['PFMERGE', d.key(), ...d.keys(2)]),
-]
-
 const LONGITUDES: readonly string[] = ['0', '13.361389', '15.087269', '-122.27652', '180', '-180', '181', 'x']
 const LATITUDES: readonly string[] = ['0', '38.115556', '37.502669', '37.805186', '85.05112878', '-85.05112878', '86', 'x']
 
@@ -448,7 +442,7 @@ export const CATALOGUE: readonly CommandSpec[] = [
   ...LIST_COMMANDS,
   ...SET_COMMANDS,
   ...ZSET_COMMANDS,
-  ...HYPERLOGLOG_COMMANDS,
+  ...hyperLogLogSpecs(),
   ...GEO_COMMANDS,
   ...STREAM_COMMANDS,
   ...GENERIC_COMMANDS,

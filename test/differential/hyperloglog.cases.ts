@@ -5,6 +5,7 @@
  * Cardinality checks up to a million elements are in `hyperloglog.cardinality.cases.ts`.
  */
 import type { Command } from '../../src/reply.js'
+import { crc64 } from '../../src/executor/memory/rdb/crc64.js'
 import type { DiffCase } from './harness.js'
 import {
   binaryElements,
@@ -258,6 +259,16 @@ const corruptedCases: DiffCase[] = [
     commands: [['SET', 'k', sparseHll([xzero(16383), [0x40]])], ['PFCOUNT', 'k'], ['PFDEBUG', 'DECODE', 'k'], ['PFADD', 'k', elementWhere('t', (index) => index < 16000)], ['GET', 'k'], ['PFCOUNT', 'k'], ['PFCOUNT', 'k', 'k']],
   },
   {
+    // The split sequence is longer than the one byte it replaces: Redis's memcpy writes past the
+    // new end, and the next element of the same PFADD reads that byte as the XZERO's second one.
+    name: 'PFADD splitting a one-byte XZERO at the end of a short payload, then failing past it',
+    commands: [
+      ['SET', 'k', Uint8Array.from([...sparseHll([xzero(100)]), ...Buffer.from('c-9223372036854775808JdV')])],
+      ['PFADD', 'k', '1', '-5', '-9223372036854775808', '10'], ['GET', 'k'],
+      ['SET', 'j', Uint8Array.from([...sparseHll([]), 0x61])], ['PFADD', 'j', '1.5'], ['GET', 'j'], ['PFADD', 'j', '1.5', 'a', 'b'], ['GET', 'j'],
+    ],
+  },
+  {
     name: 'APPEND and SETRANGE work on HLLs as strings and can corrupt them',
     commands: [
       ['PFADD', 'k', 'a', 'b'], ['APPEND', 'k', 'x'], ['GET', 'k'], ['PFCOUNT', 'k'], ['PFADD', 'k', 'c'],
@@ -276,6 +287,26 @@ const corruptedCases: DiffCase[] = [
         ['PFADD', 'sparse', ...elements('w', 0, 50)], ['GET', 'sparse'], ['PFMERGE', 'm', 'sparse', 'dense'], ['GET', 'm'], ['PFCOUNT', 'm'],
       ] satisfies Command[]
     })(),
+  },
+]
+
+/** `PFADD k a b c` on Redis 7.0.15, then `DUMP k`: a sparse HLL in an RDB 10 string payload. */
+const REDIS_SPARSE_DUMP = Buffer.from('001b48594c4c01000000000000000000008060f38050b1844bfb80425a0a009f590c06b6497049', 'hex')
+
+/** A DUMP payload (RDB 10, uncompressed string) of `value`, as Redis 7.0 reads it. */
+function dumpPayload(value: Uint8Array): Uint8Array {
+  const body = Buffer.concat([Buffer.from([0x00, 0x80]), Buffer.from(Uint32Array.of(value.length).buffer).reverse(), value, Buffer.from([10, 0])])
+  return Buffer.concat([body, Buffer.from(crc64(body.toString('latin1')), 'latin1')])
+}
+
+const restoreCases: DiffCase[] = [
+  {
+    name: 'HLLs restored from Redis DUMP payloads are read by PFCOUNT, PFADD and PFMERGE',
+    commands: [
+      ['RESTORE', 'sparse', '0', REDIS_SPARSE_DUMP], ['GET', 'sparse'], ['PFCOUNT', 'sparse'], ['PFADD', 'sparse', 'd', 'a'], ['GET', 'sparse'],
+      ['RESTORE', 'dense', '0', dumpPayload(denseHll((i) => (i * 31) % 23))], ['PFCOUNT', 'dense'], ['PFADD', 'dense', ...elements('rd', 0, 500)], ['PFCOUNT', 'dense'],
+      ['PFMERGE', 'sparse', 'dense'], ['GET', 'sparse'], ['PFCOUNT', 'sparse'],
+    ],
   },
 ]
 
@@ -303,4 +334,4 @@ const debugCases: DiffCase[] = [
   { name: 'PFADD, PFCOUNT and PFMERGE need a key', commands: [['PFADD'], ['PFCOUNT'], ['PFMERGE']] },
 ]
 
-export const hyperLogLogCases: DiffCase[] = [...pfaddCases, ...pfcountCases, ...pfmergeCases, ...corruptedCases, ...debugCases]
+export const hyperLogLogCases: DiffCase[] = [...pfaddCases, ...pfcountCases, ...pfmergeCases, ...corruptedCases, ...restoreCases, ...debugCases]

@@ -12,15 +12,22 @@ import type { Command } from '../../src/reply.js'
 import type { CommandSpec, Draw } from './generator.js'
 import { denseHll, sparseHll, val, xzero, zero } from './hyperloglog.values.js'
 
-/** HLL values a SET may store: empty, cached, hand-made sparse, corrupted sparse, dense. */
+/**
+ * HLL values a SET may store: empty, cached, hand-made sparse, corrupted sparse, dense.
+ *
+ * No payload covers fewer than 16384 registers: an APPEND to one (the string family appends
+ * letters, which are XZERO opcodes) leaves a one-byte XZERO inside the register range, and when
+ * PFADD splits it Redis writes past the end of the string and later reads that byte back, a
+ * history-dependent result this engine does not reproduce (see `hll/sparse.ts`). The deterministic
+ * cases cover short payloads without APPEND.
+ */
 const HLL_VALUES: readonly Uint8Array[] = [
   sparseHll([xzero(16384)], 0n),
   sparseHll([xzero(16384)], 12345n),
   sparseHll([zero(10), val(3, 2), xzero(16372)]),
   sparseHll([xzero(8192), val(32, 4), xzero(8188)], 'stale', [1, 0, 0]),
-  sparseHll([xzero(100)]),
   sparseHll([xzero(16384), zero(1)]),
-  sparseHll([]),
+  sparseHll([val(2, 4), xzero(16384)]),
   denseHll((index) => index % 7),
   denseHll((index) => (index % 100 === 0 ? 40 : 0), 99n),
 ]

@@ -446,6 +446,13 @@ function specFlags(spec: KeySpec): number {
  * (keys found by a command's own parser).
  */
 function keyFlags(info: CommandInfo, argv: readonly string[], positions: readonly number[]): number[] {
+  // The commands whose key flags depend on their arguments (`variable_flags`), as their
+  // `getkeys_proc` reports them.
+  if (info.name === 'set') {
+    const get = argv.slice(3).some((arg) => arg.toLowerCase() === 'get')
+    return positions.map(() => (get ? READ_WRITE : WRITE))
+  }
+  if (info.name === 'bitfield') return positions.map(() => (bitfieldWrites(argv) ? READ_WRITE : READ))
   const bySpec = info.keySpecs.map((spec) => ({ flags: specFlags(spec), positions: new Set(commandKeys(argv, { ...info, keySpecs: [spec] })) }))
   const union = bySpec.reduce((all, s) => all | s.flags, 0)
   return positions.map((position) => {
@@ -459,6 +466,18 @@ function keyFlags(info: CommandInfo, argv: readonly string[], positions: readonl
     }
     return found ? flags : union
   })
+}
+
+/** BITFIELD writes when it has a SET or INCRBY operation (Redis's `bitfieldGetKeys`). */
+function bitfieldWrites(argv: readonly string[]): boolean {
+  for (let i = 2; i < argv.length; i++) {
+    const remaining = argv.length - i - 1
+    const arg = argv[i].toLowerCase()
+    if (arg === 'get' && remaining >= 2) i += 2
+    else if ((arg === 'set' || arg === 'incrby') && remaining >= 3) return true
+    else if (arg === 'overflow' && remaining >= 1) i += 1
+  }
+  return false
 }
 
 // ---------------------------------------------------------------------------------------------

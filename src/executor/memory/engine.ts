@@ -126,6 +126,9 @@ export class Engine {
    * calls: a key that is live when the block starts stays live to its end.
    */
   transaction(session: Session, commands: readonly (readonly string[])[]): Out[] | ReplyError {
+    // A user who may not run MULTI or EXEC gets their NOPERM, and nothing runs.
+    const deniedBlock = this.acl.check(session.user, MULTI_INFO, MULTI_ARGV) ?? this.acl.check(session.user, EXEC_INFO, EXEC_ARGV)
+    if (deniedBlock !== null) return this.countError(deniedBlock)
     // MONITOR shows MULTI when the block opens and EXEC when it ends, even refused (Redis 7.0).
     this.feedMonitors(session, MULTI_ARGV)
     const resolved: Resolved[] = []
@@ -289,6 +292,8 @@ const NOT_IN_TRANSACTION = new ReplyError('ERR Command not allowed inside a tran
 /** What MONITOR shows around a transaction: what the socket executor (and most clients) send. */
 const MULTI_ARGV: readonly string[] = ['MULTI']
 const EXEC_ARGV: readonly string[] = ['EXEC']
+const MULTI_INFO = findCommand('multi')!
+const EXEC_INFO = findCommand('exec')!
 
 /** The full name of the command `argv` names when the table knows it (`config|get`), else undefined. */
 function knownCommandName(argv: readonly string[]): string | undefined {

@@ -11,7 +11,8 @@
  * gives Redis (V8's `Math.sin` and friends differ in the last bit on a few percent of inputs).
  */
 
-import { asin, cos, sin } from './libm.js'
+import { asin } from './libm/asin.js'
+import { cos, sin } from './libm/sincos.js'
 
 /** Bits per axis of a stored position (`GEO_STEP_MAX`). */
 export const GEO_STEP_MAX = 26

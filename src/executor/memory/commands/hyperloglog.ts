@@ -64,6 +64,7 @@ function sparseMaxBytes(ctx: CommandContext): number {
 function store(ctx: CommandContext, key: string, buffer: HllBuffer, created: boolean): void {
   if (created) ctx.db.set(key, buffer.toString())
   else ctx.db.update(key, buffer.toString())
+  ctx.db.setStringEncoding(key, 'raw') // HLLs are raw strings: created raw, unshared before writes
 }
 
 /**
@@ -127,10 +128,12 @@ function pfcount(ctx: CommandContext, argv: readonly string[]): Out {
   const value = readHll(ctx, key)
   if (value === undefined) return 0
   if (value instanceof ReplyError) return value
+  ctx.db.setStringEncoding(key, 'raw') // single-key PFCOUNT unshares the value first, as Redis
   if (hasValidCache(value)) return cachedCardinality(value)
   const estimate = estimateValue(value)
   if (estimate === null) return CORRUPTED
   ctx.db.update(key, value.slice(0, CARDINALITY_OFFSET) + cardinalityBytes(estimate) + value.slice(HEADER_SIZE))
+  ctx.db.setStringEncoding(key, 'raw')
   return cardinalityReply(estimate)
 }
 
@@ -186,6 +189,7 @@ function pfdebug(ctx: CommandContext, argv: readonly string[]): Out {
   const value = readHll(ctx, key)
   if (value === undefined) return PFDEBUG_NO_KEY
   if (value instanceof ReplyError) return value
+  ctx.db.setStringEncoding(key, 'raw') // PFDEBUG unshares the value whatever the subcommand
   const sparse = value.charCodeAt(ENCODING_OFFSET) !== DENSE
   switch (subcommand.toLowerCase()) {
     case 'getreg': {
@@ -210,6 +214,7 @@ function convertToDense(ctx: CommandContext, key: string, value: string): string
   if (!sparseToDense(buffer)) return null
   const dense = buffer.toString()
   ctx.db.update(key, dense)
+  ctx.db.setStringEncoding(key, 'raw')
   return dense
 }
 

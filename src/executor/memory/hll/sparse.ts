@@ -18,6 +18,13 @@ import { CACHE_FLAG_OFFSET, DENSE, DENSE_SIZE, ENCODING_OFFSET, HEADER_SIZE, REG
  * register 16384, whatever its opcode: the fix of CVE-2025-32023, which the reference server
  * (Debian's 7.0.15) carries; unpatched 7.0.15 only checked VAL runs and accepted a trailing run
  * once 16384 registers were counted.
+ *
+ * A payload ending in a one-byte XZERO (only hand-made bytes, APPEND or SETRANGE make one) is read
+ * as Redis reads it: its missing second byte is sds's terminator. When PFADD splits such an
+ * opcode, Redis's copy of the longer sequence writes one byte past the new end; later elements of
+ * the same command see that byte (the buffer keeps it, see `buffer.ts`), but in Redis it also
+ * outlives the command in the string's allocation, where a later command may read it. Here a
+ * later command reads 0: the one known difference, reachable only from such corrupted payloads.
  */
 
 const XZERO_FLAG = 0x40

@@ -1,3 +1,4 @@
+import { fma } from './double-double.js'
 import { fixedCos, fixedSin, fromFixed, toFixed } from './fixed.js'
 
 /**
@@ -78,8 +79,8 @@ function magnitudeWord(x: number): number {
 
 /** `TAYLOR_SIN`: sin(x + dx) for |x| < 0.126. */
 function taylorSin(xx: number, x: number, dx: number): number {
-  const polynomial = (((S5 * xx + S4) * xx + S3) * xx + S2) * xx + S1
-  const t = (polynomial * x - 0.5 * dx) * xx + dx
+  const polynomial = fma(fma(fma(fma(S5, xx, S4), xx, S3), xx, S2), xx, S1)
+  const t = fma(fma(polynomial, x, -(0.5 * dx)), xx, dx)
   return x + t
 }
 
@@ -97,9 +98,9 @@ function doSin(x: number, dx: number): number {
   const cs = values[k + 2]
   const ccs = values[k + 3]
   const xx = x * x
-  const s = x + (dx + x * xx * (SN3 + xx * SN5))
-  const c = x * dx + xx * (CS2 + xx * (CS4 + xx * CS6))
-  const correction = ssn + s * ccs - sn * c + cs * s
+  const s = x + fma(x * xx, fma(xx, SN5, SN3), dx)
+  const c = fma(x, dx, xx * fma(xx, fma(xx, CS6, CS4), CS2))
+  const correction = fma(cs, s, fma(-sn, c, fma(s, ccs, ssn)))
   const result = sn + correction
   return original < 0 || Object.is(original, -0) ? -result : result
 }
@@ -116,24 +117,22 @@ function doCos(x: number, dx: number): number {
   const cs = values[k + 2]
   const ccs = values[k + 3]
   const xx = x * x
-  const s = x + x * xx * (SN3 + xx * SN5)
-  const c = xx * (CS2 + xx * (CS4 + xx * CS6))
-  const correction = ccs - s * ssn - cs * c - sn * s
+  const s = fma(x * xx, fma(xx, SN5, SN3), x)
+  const c = xx * fma(xx, fma(xx, CS6, CS4), CS2)
+  const correction = fma(-sn, s, fma(-cs, c, fma(-s, ssn, ccs)))
   return cs + correction
 }
 
 /** `reduce_sincos`: x = n·π/2 + (a + da), |a| ≤ π/4; returns n mod 4 and leaves a, da in `reduced`. */
 const reduced = new Float64Array(2)
 function reduce(x: number): number {
-  const t = x * HPINV + TOINT
+  const t = fma(x, HPINV, TOINT)
   const xn = t - TOINT
-  const y = x - xn * MP1 - xn * MP2
-  let t1 = xn * PP3
-  const t2 = y - t1
-  let db = y - t2 - t1
-  t1 = xn * PP4
-  const b = t2 - t1
-  db += t2 - b - t1
+  const y = fma(-xn, MP2, fma(-xn, MP1, x))
+  const t2 = fma(-xn, PP3, y)
+  let db = fma(-xn, PP3, y - t2)
+  const b = fma(-xn, PP4, t2)
+  db += fma(-xn, PP4, t2 - b)
   reduced[0] = b
   reduced[1] = db
   return xn & 3

@@ -144,6 +144,14 @@ export class ZSetValue implements TypedValue {
     return { cursor: step.cursor, members: step.items.filter((member) => this.scores.has(member)) }
   }
 
+  /**
+   * Makes a listpack a skip list for good (`zsetConvert`); SORT does this to every sorted set it
+   * reads ("Destructively convert encoded sorted sets for SORT", sort.c). Scores are unchanged.
+   */
+  convertToSkiplist(): void {
+    this.encodingName = 'skiplist'
+  }
+
   /** A copy with the same entries and encoding (COPY). */
   clone(): ZSetValue {
     const copy = new ZSetValue(this.encodingName)

@@ -156,7 +156,10 @@ function xadd(ctx: CommandContext, argv: readonly string[]): Out {
   }
   if (compareIds(stream.lastId, MAX_ID) === 0) return XADD_EXHAUSTED
   const id = newEntryId(stream, args.id, ctx.now)
-  if (id === null || compareIds(id, stream.lastId) <= 0) return XADD_ID_TOO_SMALL
+  // Redis 7.0 fails `<ms>-*` past the millisecond's last sequence without setting errno, and so
+  // reports it as the size error.
+  if (id === null) return XADD_TOO_LARGE
+  if (compareIds(id, stream.lastId) <= 0) return XADD_ID_TOO_SMALL
   const pairs = argv.slice(fieldsAt)
   let dataBytes = 0
   for (const element of pairs) dataBytes += element.length

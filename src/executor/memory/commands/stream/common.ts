@@ -6,7 +6,9 @@ import { ReplyError } from '../../../../reply.js'
 import type { CommandContext, Out } from '../../command.js'
 import { WRONGTYPE } from '../../errors.js'
 import { StreamValue, type NodeLimits, type StreamEntry } from '../../types/stream.js'
+import type { PendingEntry } from '../../types/stream-group.js'
 import {
+  asInt64,
   cString,
   formatId,
   nextId,
@@ -38,6 +40,11 @@ export function entriesReply(entries: readonly StreamEntry[]): Out[] {
   const out = new Array<Out>(entries.length)
   for (let i = 0; i < entries.length; i++) out[i] = [formatId(entries[i]), entries[i].fields]
   return out
+}
+
+/** A delivery count as Redis prints it: a uint64 shown as a long long. */
+export function deliveryCountReply(entry: PendingEntry): U64 {
+  return asInt64(entry.deliveryCount)
 }
 
 /** `stream-node-max-bytes` and `stream-node-max-entries` as currently configured. */

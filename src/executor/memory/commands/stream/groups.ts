@@ -6,7 +6,7 @@ import type { CommandContext, CommandTable, Out } from '../../command.js'
 import { NOT_INTEGER, SYNTAX } from '../../errors.js'
 import { readInt64, readInteger } from '../../numbers.js'
 import { StreamValue } from '../../types/stream.js'
-import { ConsumerGroup, ENTRIES_READ_UNKNOWN, sortedByName, type PendingEntry } from '../../types/stream-group.js'
+import { ConsumerGroup, ENTRIES_READ_UNKNOWN, sortedByName } from '../../types/stream-group.js'
 import {
   compareIds,
   exact,
@@ -19,6 +19,7 @@ import {
   type U64,
 } from '../../types/stream-id.js'
 import {
+  deliveryCountReply,
   INVALID_ID,
   keyword,
   noGroupForKey,
@@ -250,12 +251,6 @@ function pendingSummary(group: ConsumerGroup): Out {
     if (consumer.pending.size !== 0) consumers.push([consumer.name, String(consumer.pending.size)])
   }
   return [pel.size, formatId(pel.first()!.id), formatId(pel.last()!.id), consumers]
-}
-
-/** A delivery count as Redis prints it (a uint64 shown as a long long). */
-export function deliveryCountReply(entry: PendingEntry): U64 {
-  const count = entry.deliveryCount
-  return typeof count === 'number' ? count : exact(BigInt.asIntN(64, count))
 }
 
 export const groupCommands: CommandTable = {

@@ -9,8 +9,15 @@ import { readInteger } from '../../numbers.js'
 import type { StreamValue } from '../../types/stream.js'
 import { ENTRIES_READ_UNKNOWN, sortedByName, type ConsumerGroup } from '../../types/stream-group.js'
 import { asInt64, formatId, MAX_ID, MIN_ID, type U64 } from '../../types/stream-id.js'
-import { entriesReply, entryReply, keyword, noGroupForKey, readStream, subcommandSyntaxError } from './common.js'
-import { deliveryCountReply } from './groups.js'
+import {
+  deliveryCountReply,
+  entriesReply,
+  entryReply,
+  keyword,
+  noGroupForKey,
+  readStream,
+  subcommandSyntaxError,
+} from './common.js'
 
 const XINFO_HELP: readonly Status[] = [
   'XINFO <subcommand> [<arg> [value] [opt] ...]. Subcommands are:',

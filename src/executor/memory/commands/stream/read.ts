@@ -178,6 +178,7 @@ function readCommand(ctx: CommandContext, argv: readonly string[], groupMode: bo
   }
   const reply: Out[] = []
   for (const target of targets) {
+    // Types were checked above and nothing ran since: a stream or nothing.
     const stream = readStream(ctx, target.key) as StreamValue | undefined
     if (stream === undefined) continue
     const served =

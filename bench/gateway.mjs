@@ -1,0 +1,183 @@
+/**
+ * Gateway over HTTP: wrk (keep-alive, 50 connections, --latency) on loopback against
+ * - restis with the memory executor (`src/cli.ts`),
+ * - restis with the socket executor to a redis-server,
+ * - webdis on the same redis-server (the peer for the socket executor),
+ * - a bare node:http server answering a constant `{"result":"bar"}` (the ceiling).
+ *
+ * Rows: single GET, single SET, /pipeline of 100 GETs, /multi-exec of 10 INCRs. Each row runs
+ * its targets interleaved (A/B/A/B, the order rotated every round) and reports medians.
+ *
+ * Env: BENCH_SECONDS (per wrk run, default 5), BENCH_ROUNDS (default 3), BENCH_CONNECTIONS (50),
+ * BENCH_SCALING=0 to skip the connection sweep (1..256 connections).
+ *
+ * Run: npm run bench:gateway
+ */
+
+import {
+  ensureTools,
+  fmt,
+  httpRequest,
+  main,
+  median,
+  ratio,
+  runWrk,
+  saveResults,
+  startBareNode,
+  startRedis,
+  startRestis,
+  startWebdis,
+  table,
+} from './lib.mjs'
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 5)
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3)
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50)
+const SCALING = process.env.BENCH_SCALING !== '0'
+const SWEEP = [1, 4, 16, 64, 256]
+
+await main('bench:gateway', async () => {
+  const missing = ensureTools(['wrk', 'redis-server', 'webdis'])
+  if (missing.includes('wrk')) throw new Error('wrk is required for the gateway suite')
+
+  const servers = {}
+  servers.bare = await startBareNode()
+  servers.memory = await startRestis()
+  if (!missing.includes('redis-server')) {
+    servers.redis = await startRedis()
+    servers.socket = await startRestis({ redis: servers.redis.url })
+    if (!missing.includes('webdis')) servers.webdis = await startWebdis(servers.redis.port)
+  }
+  const auth = (s) => ({ authorization: `Bearer ${s.token}` })
+  // Seed and warm up (JIT, pools) every target.
+  for (const name of ['memory', 'socket']) {
+    const s = servers[name]
+    if (!s) continue
+    const set = await httpRequest(`${s.url}/set/foo/bar`, { headers: auth(s) })
+    if (set.status !== 200) throw new Error(`${name}: SET failed: ${set.status} ${set.body}`)
+    await httpRequest(`${s.url}/set/counter/0`, { headers: auth(s) })
+    await runWrk({ url: `${s.url}/get/foo`, connections: CONNECTIONS, threads: 1, seconds: 2, script: 'auth.lua', env: { TOKEN: s.token } })
+  }
+  if (servers.webdis) {
+    const check = await httpRequest(`${servers.webdis.url}/GET/foo`)
+    if (!check.body.includes('bar')) throw new Error(`webdis: unexpected reply ${check.body}`)
+  }
+
+  /** One wrk run per target per round, order rotated each round. */
+  const measure = async (label, targets) => {
+    const runs = Object.fromEntries(targets.map((t) => [t.name, []]))
+    for (let round = 0; round < ROUNDS; round++) {
+      const order = targets.map((_, i) => targets[(i + round) % targets.length])
+      for (const t of order) {
+        const result = await runWrk({ connections: CONNECTIONS, threads: 1, seconds: SECONDS, ...t.wrk })
+        if (result.non2xx > 0 || result.socketErrors) {
+          console.error(`${label} / ${t.name}: non-2xx ${result.non2xx}, socket errors ${result.socketErrors ?? 0}`)
+        }
+        runs[t.name].push(result)
+        console.error(`  ${label} / ${t.name} round ${round + 1}: ${fmt(result.rps)} req/s p50 ${result.p50} ms p99 ${result.p99} ms`)
+      }
+    }
+    return Object.fromEntries(
+      targets.map((t) => {
+        const r = runs[t.name]
+        return [
+          t.name,
+          {
+            rps: median(r.map((x) => x.rps)),
+            p50: median(r.map((x) => x.p50)),
+            p99: median(r.map((x) => x.p99)),
+            commandsPerRequest: t.commandsPerRequest ?? 1,
+            rounds: r.map((x) => Math.round(x.rps)),
+            errors: r.reduce((n, x) => n + x.non2xx, 0),
+          },
+        ]
+      }),
+    )
+  }
+
+  const restis = (name, path, script = 'auth.lua', commandsPerRequest = 1) =>
+    servers[name] && {
+      name: `restis ${name} executor`,
+      commandsPerRequest,
+      wrk: { url: `${servers[name].url}${path}`, script, env: { TOKEN: servers[name].token } },
+    }
+  const webdis = (path) => servers.webdis && { name: 'webdis', wrk: { url: `${servers.webdis.url}${path}` } }
+  const bare = { name: 'bare node:http (constant)', wrk: { url: `${servers.bare.url}/get/foo` } }
+
+  const rows = {}
+  rows['GET'] = await measure('GET', [bare, webdis('/GET/foo'), restis('memory', '/get/foo'), restis('socket', '/get/foo')].filter(Boolean))
+  rows['SET'] = await measure('SET', [webdis('/SET/foo/bar'), restis('memory', '/set/foo/bar'), restis('socket', '/set/foo/bar')].filter(Boolean))
+  rows['/pipeline (100 GETs)'] = await measure(
+    'pipeline',
+    [restis('memory', '/', 'pipeline.lua', 100), restis('socket', '/', 'pipeline.lua', 100)].filter(Boolean),
+  )
+  rows['/multi-exec (10 INCRs)'] = await measure(
+    'multi-exec',
+    [restis('memory', '/', 'multi-exec.lua', 10), restis('socket', '/', 'multi-exec.lua', 10)].filter(Boolean),
+  )
+
+  let sweep
+  if (SCALING) {
+    sweep = {}
+    const seconds = Math.max(2, Math.round(SECONDS / 2))
+    for (const connections of SWEEP) {
+      const runs = { memory: [], bare: [] }
+      for (let round = 0; round < Math.max(1, ROUNDS - 1); round++) {
+        const order = round % 2 === 0 ? ['bare', 'memory'] : ['memory', 'bare']
+        for (const name of order) {
+          const s = servers[name]
+          const wrk = name === 'memory' ? { url: `${s.url}/get/foo`, script: 'auth.lua', env: { TOKEN: s.token } } : { url: `${s.url}/get/foo` }
+          runs[name].push(await runWrk({ ...wrk, connections, threads: 1, seconds }))
+        }
+      }
+      sweep[connections] = Object.fromEntries(
+        Object.entries(runs).map(([name, r]) => [name, { rps: median(r.map((x) => x.rps)), p50: median(r.map((x) => x.p50)), p99: median(r.map((x) => x.p99)) }]),
+      )
+      console.error(`  sweep -c ${connections}: memory ${fmt(sweep[connections].memory.rps)} req/s, bare ${fmt(sweep[connections].bare.rps)} req/s`)
+    }
+  }
+
+  for (const s of Object.values(servers)) await s.stop()
+
+  // ---- report
+  const lines = []
+  const peerOf = (row, target) => {
+    if (row === 'GET' && target === 'restis memory executor') return 'bare node:http (constant)'
+    if ((row === 'GET' || row === 'SET') && target === 'restis socket executor') return 'webdis'
+    if (row === 'SET' && target === 'restis memory executor') return 'webdis'
+    if (target === 'restis socket executor') return 'restis memory executor'
+    return undefined
+  }
+  const out = []
+  for (const [row, targets] of Object.entries(rows)) {
+    for (const [target, r] of Object.entries(targets)) {
+      const peer = peerOf(row, target)
+      const peerRps = peer ? targets[peer]?.rps : undefined
+      out.push([
+        row,
+        target,
+        fmt(r.rps),
+        r.commandsPerRequest > 1 ? fmt(r.rps * r.commandsPerRequest) : '',
+        r.p50.toFixed(2),
+        r.p99.toFixed(2),
+        peerRps ? `${ratio(r.rps, peerRps)} of ${peer}` : '',
+      ])
+    }
+  }
+  lines.push(
+    table(['row', 'target', 'req/s (median)', 'commands/s', 'p50 ms', 'p99 ms', 'ratio'], out),
+  )
+  if (sweep) {
+    lines.push('')
+    lines.push(
+      table(
+        ['connections', 'restis memory GET req/s', 'p99 ms', 'bare node:http req/s', 'ratio'],
+        Object.entries(sweep).map(([c, r]) => [c, fmt(r.memory.rps), r.memory.p99.toFixed(2), fmt(r.bare.rps), ratio(r.memory.rps, r.bare.rps)]),
+      ),
+    )
+  }
+  console.log(`\nGateway over HTTP: wrk -t1 -c${CONNECTIONS} -d${SECONDS}s --latency, ${ROUNDS} interleaved rounds, medians\n`)
+  console.log(lines.join('\n'))
+  const file = saveResults('gateway', { seconds: SECONDS, rounds: ROUNDS, connections: CONNECTIONS, rows, sweep, markdown: lines.join('\n') })
+  console.log(`\nresults: ${file}`)
+})

@@ -1,0 +1,292 @@
+/**
+ * Shared pieces of the benchmark suites: machine facts, free ports, throwaway servers (restis,
+ * redis-server, webdis, a bare node:http ceiling), wrk runs, medians and result files.
+ *
+ * Every child process is started with a hard deadline and killed by its pid when the suite ends,
+ * so `npm run bench` always stops by itself.
+ */
+
+import { spawn, spawnSync } from 'node:child_process'
+import { mkdirSync, readFileSync, writeFileSync, mkdtempSync, rmSync } from 'node:fs'
+import net from 'node:net'
+import os from 'node:os'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
+export const RESULTS_DIR = path.join(ROOT, 'bench', 'results')
+
+/** `nproc`, the CPU model, Node's version: what docs/benchmarks.md records with every table. */
+export function machine() {
+  let cpu = 'unknown'
+  try {
+    const line = readFileSync('/proc/cpuinfo', 'utf8').split('\n').find((l) => l.startsWith('model name'))
+    if (line) cpu = line.split(':')[1].trim()
+  } catch {}
+  return { nproc: os.availableParallelism?.() ?? os.cpus().length, cpu, node: process.version, platform: `${os.type()} ${os.release()}` }
+}
+
+export function median(values) {
+  const sorted = [...values].sort((a, b) => a - b)
+  if (sorted.length === 0) return NaN
+  const mid = sorted.length >> 1
+  return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2
+}
+
+/** Writes `bench/results/<suite>.json` (machine, time, rows) for docs/benchmarks.md. */
+export function saveResults(suite, data) {
+  mkdirSync(RESULTS_DIR, { recursive: true })
+  const file = path.join(RESULTS_DIR, `${suite}.json`)
+  writeFileSync(file, JSON.stringify({ suite, at: new Date().toISOString(), machine: machine(), ...data }, null, 2) + '\n')
+  return file
+}
+
+/** A markdown table from rows of cells. */
+export function table(header, rows) {
+  const line = (cells) => `| ${cells.join(' | ')} |`
+  return [line(header), line(header.map(() => '---')), ...rows.map(line)].join('\n')
+}
+
+export function fmt(n, digits = 0) {
+  if (!Number.isFinite(n)) return 'n/a'
+  return n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits })
+}
+
+export function ratio(a, b) {
+  return Number.isFinite(a) && Number.isFinite(b) && b > 0 ? `${(a / b).toFixed(2)}x` : 'n/a'
+}
+
+/** Whether `bin` runs (`bin --version` or the given probe args). */
+export function hasTool(bin, args = ['--version']) {
+  const result = spawnSync(bin, args, { stdio: 'ignore', timeout: 10_000 })
+  return !result.error
+}
+
+/**
+ * The external tools a suite needs, with what to do when one is missing. With
+ * `RESTIS_BENCH_INSTALL=1` (or as root on Debian/Ubuntu when `RESTIS_BENCH_INSTALL` is not `0`)
+ * missing ones are installed with apt-get; otherwise the suite reports them and skips the rows.
+ */
+export const TOOLS = {
+  'redis-server': { apt: 'redis-server', probe: ['--version'] },
+  'redis-benchmark': { apt: 'redis-tools', probe: ['--version'] },
+  wrk: { apt: 'wrk', probe: ['-v'] },
+  webdis: { apt: 'webdis', probe: ['--help'] },
+}
+
+/** Makes sure `names` are on PATH; returns the ones still missing (already reported). */
+export function ensureTools(names) {
+  let missing = names.filter((name) => !hasTool(name, TOOLS[name].probe))
+  if (missing.length === 0) return []
+  const canApt = process.platform === 'linux' && process.getuid?.() === 0 && hasTool('apt-get', ['--version'])
+  const allowed = process.env.RESTIS_BENCH_INSTALL === '1' || (process.env.RESTIS_BENCH_INSTALL !== '0' && canApt)
+  if (allowed && canApt) {
+    const packages = [...new Set(missing.map((name) => TOOLS[name].apt))]
+    console.error(`bench: installing ${packages.join(' ')} with apt-get (RESTIS_BENCH_INSTALL=0 to skip)`)
+    const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' }
+    let result = spawnSync('apt-get', ['install', '-y', '--no-install-recommends', ...packages], { stdio: 'inherit', env, timeout: 300_000 })
+    if (result.status !== 0) {
+      spawnSync('apt-get', ['update'], { stdio: 'inherit', env, timeout: 300_000 })
+      result = spawnSync('apt-get', ['install', '-y', '--no-install-recommends', ...packages], { stdio: 'inherit', env, timeout: 300_000 })
+    }
+    missing = names.filter((name) => !hasTool(name, TOOLS[name].probe))
+  }
+  for (const name of missing) {
+    console.error(`bench: '${name}' not found: rows that need it are skipped. Install it with: apt-get install -y ${TOOLS[name].apt}`)
+  }
+  return missing
+}
+
+/** A free TCP port on 127.0.0.1. */
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer()
+    server.unref()
+    server.once('error', reject)
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address()
+      server.close(() => resolve(port))
+    })
+  })
+}
+
+export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
+
+/** Resolves once something accepts TCP connections on `port`, or rejects after `timeoutMs`. */
+export async function waitForPort(port, timeoutMs = 15_000) {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    const ok = await new Promise((resolve) => {
+      const socket = net.connect({ host: '127.0.0.1', port })
+      socket.once('connect', () => {
+        socket.destroy()
+        resolve(true)
+      })
+      socket.once('error', () => resolve(false))
+    })
+    if (ok) return
+    if (Date.now() > deadline) throw new Error(`nothing listening on 127.0.0.1:${port} after ${timeoutMs} ms`)
+    await sleep(50)
+  }
+}
+
+const children = new Set()
+
+/**
+ * Spawns a child that is killed (by its pid) when the suite exits or after `maxMs`, whichever
+ * comes first. Returns `{ child, stop, log }`.
+ */
+export function startChild(command, args, { maxMs = 15 * 60_000, env, cwd = ROOT } = {}) {
+  const child = spawn(command, args, { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+  let log = ''
+  child.stdout.on('data', (chunk) => (log = (log + chunk).slice(-8192)))
+  child.stderr.on('data', (chunk) => (log = (log + chunk).slice(-8192)))
+  const timer = setTimeout(() => child.kill('SIGKILL'), maxMs)
+  timer.unref()
+  children.add(child)
+  const exited = new Promise((resolve) => child.once('exit', resolve))
+  const stop = async () => {
+    clearTimeout(timer)
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGTERM')
+      const killer = setTimeout(() => child.kill('SIGKILL'), 3000)
+      await exited
+      clearTimeout(killer)
+    }
+    children.delete(child)
+  }
+  return { child, stop, log: () => log, exited }
+}
+
+function killAll() {
+  for (const child of children) if (child.exitCode === null) child.kill('SIGKILL')
+}
+process.on('exit', killAll)
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.on(signal, () => {
+    killAll()
+    process.exit(130)
+  })
+}
+
+/** A throwaway redis-server: its own port, no persistence, no protected-mode surprises. */
+export async function startRedis() {
+  const port = await freePort()
+  const proc = startChild('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--protected-mode', 'no'])
+  await waitForPort(port)
+  return { ...proc, port, url: `redis://127.0.0.1:${port}` }
+}
+
+/**
+ * The restis CLI from source (`node --import tsx src/cli.ts`, as the CLI tests run it; tsx only
+ * transpiles at load time). `--redis <url>` selects the socket executor.
+ */
+export async function startRestis({ redis, respPort, token = 'bench-token', nodeArgs = [] } = {}) {
+  const port = await freePort()
+  const args = [...nodeArgs, '--import', 'tsx', 'src/cli.ts', '--port', String(port), '--token', token]
+  if (redis) args.push('--redis', redis)
+  if (respPort) args.push('--resp-port', String(respPort))
+  const proc = startChild(process.execPath, args)
+  await waitForPort(port, 30_000)
+  if (respPort) await waitForPort(respPort, 30_000)
+  return { ...proc, port, token, url: `http://127.0.0.1:${port}` }
+}
+
+/** The ceiling: node:http answering a constant `{"result":"bar"}`. */
+export async function startBareNode() {
+  const port = await freePort()
+  const proc = startChild(process.execPath, [path.join(ROOT, 'bench', 'servers', 'bare-node.mjs'), String(port)])
+  await waitForPort(port)
+  return { ...proc, port, url: `http://127.0.0.1:${port}` }
+}
+
+/** webdis on the given redis-server, from a config file in a temp dir. */
+export async function startWebdis(redisPort) {
+  const port = await freePort()
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'restis-webdis-'))
+  const config = {
+    redis_host: '127.0.0.1',
+    redis_port: redisPort,
+    redis_auth: null,
+    http_host: '127.0.0.1',
+    http_port: port,
+    // One worker thread per core, webdis's own recommendation; 4 Redis connections per worker.
+    threads: machine().nproc,
+    pool_size: 4,
+    daemonize: false,
+    websockets: false,
+    database: 0,
+    acl: [{ disabled: ['DEBUG'] }, { http_basic_auth: 'user:password', enabled: ['DEBUG'] }],
+    verbosity: 1,
+    logfile: path.join(dir, 'webdis.log'),
+  }
+  const file = path.join(dir, 'webdis.json')
+  writeFileSync(file, JSON.stringify(config))
+  const proc = startChild('webdis', [file])
+  await waitForPort(port)
+  return {
+    ...proc,
+    port,
+    url: `http://127.0.0.1:${port}`,
+    stop: async () => {
+      await proc.stop()
+      rmSync(dir, { recursive: true, force: true })
+    },
+  }
+}
+
+/** Sends one HTTP request and returns `{ status, body }` (for warm-up and sanity checks). */
+export async function httpRequest(url, { method = 'GET', body, headers = {} } = {}) {
+  const response = await fetch(url, { method, body, headers })
+  return { status: response.status, body: await response.text() }
+}
+
+const SCRIPTS_DIR = path.join(ROOT, 'bench', 'wrk')
+
+/**
+ * Runs wrk against `url` and parses its output: requests/s, p50 and p99 latency (ms), errors.
+ * `script` is a Lua file name in bench/wrk/; `env` passes values to it (wrk scripts read os.getenv).
+ */
+export function runWrk({ url, connections = 50, threads = 2, seconds = 5, script, env = {} }) {
+  const args = ['-t', String(Math.min(threads, connections)), '-c', String(connections), '-d', `${seconds}s`, '--latency', '--timeout', '10s']
+  if (script) args.push('-s', path.join(SCRIPTS_DIR, script))
+  args.push(url)
+  return new Promise((resolve, reject) => {
+    const child = spawn('wrk', args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+    let out = ''
+    child.stdout.on('data', (chunk) => (out += chunk))
+    child.stderr.on('data', (chunk) => (out += chunk))
+    const timer = setTimeout(() => child.kill('SIGKILL'), (seconds + 30) * 1000)
+    child.once('error', reject)
+    child.once('exit', () => {
+      clearTimeout(timer)
+      const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? NaN)
+      const p50 = latencyMs(/\s50%\s+([\d.]+)(us|ms|s)/.exec(out))
+      const p99 = latencyMs(/\s99%\s+([\d.]+)(us|ms|s)/.exec(out))
+      const non2xx = Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(out)?.[1] ?? 0)
+      const socketErrors = /Socket errors: (.*)/.exec(out)?.[1]
+      if (!Number.isFinite(rps)) reject(new Error(`wrk failed: ${out}`))
+      else resolve({ rps, p50, p99, non2xx, socketErrors, raw: out })
+    })
+  })
+}
+
+function latencyMs(match) {
+  if (!match) return NaN
+  const value = Number(match[1])
+  return match[2] === 'us' ? value / 1000 : match[2] === 's' ? value * 1000 : value
+}
+
+/** Runs `fn` with every started child stopped afterwards, and exits non-zero on failure. */
+export async function main(name, fn) {
+  const started = Date.now()
+  try {
+    await fn()
+    console.log(`\n${name}: done in ${((Date.now() - started) / 1000).toFixed(0)} s`)
+  } catch (error) {
+    console.error(`${name}: failed:`, error)
+    process.exitCode = 1
+  } finally {
+    killAll()
+  }
+}

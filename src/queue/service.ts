@@ -1,0 +1,629 @@
+/**
+ * The local message-queue service: the QStash-compatible API an endpoint built with `serve()`
+ * (restis's or `@upstash/workflow`'s) talks to, the delivery loop that calls endpoints back,
+ * and the dashboard. State lives in an {@link Executor}, so several processes over one Redis
+ * share the work and a restarted process picks up where the last one stopped.
+ *
+ * ```ts
+ * import { createServer } from 'node:http'
+ * import { createQueueService } from 'restis/workflow'
+ * const queue = createQueueService({ token: process.env.QUEUE_TOKEN! })
+ * createServer(queue.node).listen(8081, '127.0.0.1')
+ * ```
+ */
+import { createHash, timingSafeEqual } from 'node:crypto'
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { BodyTooLargeError, readBody } from '../adapters/body.js'
+import type { Executor } from '../executor/executor.js'
+import { MemoryExecutor } from '../executor/memory/memory-executor.js'
+import { DEFAULT_RETRIES } from '../workflow/constants.js'
+import { generateSigningKey } from '../workflow/signature.js'
+import { dashboardHtml } from './dashboard.js'
+import { planMessage, type MessagePlan } from './messages.js'
+import { QueueStore, StoreError, type AttemptLog, type MessageRecord, type RunRecord, type Scheduled } from './store.js'
+import { Worker, type QueueEvent } from './worker.js'
+
+/** Options of {@link createQueueService}. @public */
+export interface QueueServiceOptions {
+  /** Bearer token every API call must carry (`QUEUE_TOKEN`). Required. */
+  readonly token: string
+  /** Where state lives. Default: a new in-memory engine (closed with the service). */
+  readonly executor?: Executor
+  /** Key prefix in the executor. Default `restis:queue:`. */
+  readonly prefix?: string
+  /** Key that signs every delivery; default a random one (see `signingKeys`). */
+  readonly currentSigningKey?: string
+  /** The key endpoints should accept next (reported by `GET /v2/keys`); default a random one. */
+  readonly nextSigningKey?: string
+  /** Retries of a message that does not name its own. Default 3. */
+  readonly retries?: number
+  /** Delay before retry `n` (1-based) in ms. Default 1 s, 2 s, 4 s … capped at 1 min. */
+  readonly backoff?: (retry: number) => number
+  /** How long one delivery may take, ms. Default 30 s. */
+  readonly deliveryTimeout?: number
+  /** How long a claimed delivery stays reserved for its process, ms. Default `deliveryTimeout` + 10 s. */
+  readonly leaseMs?: number
+  /** Deliveries in flight at once in this process. Default 64. */
+  readonly concurrency?: number
+  /** How often to look for work other processes scheduled, ms. Default 500. */
+  readonly pollInterval?: number
+  /** Largest request body accepted, bytes. Default 10 MiB. */
+  readonly maxBodySize?: number
+  /** Start delivering at once. Default true. */
+  readonly autoStart?: boolean
+  /** Observes deliveries, run outcomes and dead letters. */
+  readonly onEvent?: (event: QueueEvent) => void
+  /** Receives internal errors of the delivery loop (default: console.error). */
+  readonly onError?: (error: unknown) => void
+}
+
+/** A run with its steps, as the dashboard API returns it. @public */
+export interface RunDetail {
+  readonly run: RunView
+  readonly steps: StepView[]
+}
+
+/** A run in API answers. @public */
+export interface RunView {
+  readonly workflowRunId: string
+  readonly url: string
+  readonly state: RunRecord['state']
+  readonly createdAt: number
+  readonly updatedAt: number
+  readonly finishedAt?: number
+  readonly retries: number
+  readonly payload: string
+  readonly result?: string
+  readonly error?: string
+  readonly steps?: number
+  readonly failureCallback?: string
+}
+
+/** One step (message) of a run in API answers. @public */
+export interface StepView {
+  readonly messageId: string
+  readonly kind: MessageRecord['kind']
+  readonly stepId?: number
+  readonly stepName: string
+  readonly stepType: string
+  readonly status: MessageRecord['state']
+  readonly attempts: number
+  readonly maxRetries: number
+  readonly url: string
+  readonly method: string
+  readonly headers: Record<string, string>
+  readonly body: string
+  readonly createdAt: number
+  readonly dueAt: number
+  readonly deliveredAt?: number
+  readonly lastStatus?: number
+  readonly lastError?: string
+  readonly note?: string
+  readonly runId?: string
+}
+
+/** A dead letter in API answers (the hosted queue's field names). @public */
+export interface DeadLetter {
+  readonly dlqId: string
+  readonly messageId: string
+  readonly url: string
+  readonly method: string
+  readonly header: Record<string, string[]>
+  readonly body: string
+  readonly responseStatus?: number
+  readonly responseBody?: string
+  readonly responseHeader?: Record<string, string[]>
+  readonly retried: number
+  readonly maxRetries: number
+  readonly createdAt: number
+  readonly workflowRunId?: string
+  readonly error?: string
+}
+
+/** A running queue service. @public */
+export interface QueueService {
+  /** The API and dashboard as a Fetch handler. */
+  readonly fetch: (request: Request) => Promise<Response>
+  /** The API and dashboard as a Node `http` listener. */
+  readonly node: (request: IncomingMessage, response: ServerResponse) => void
+  /** The keys deliveries are signed with; give them to endpoints as `QUEUE_CURRENT_SIGNING_KEY` / `QUEUE_NEXT_SIGNING_KEY`. */
+  readonly signingKeys: { readonly current: string; readonly next: string }
+  readonly store: QueueStore
+  /** Starts delivering (when `autoStart` was false). */
+  start(): void
+  /** Serves the API on `port` (default 0: a free one) and `host` (default 127.0.0.1). */
+  listen(port?: number, host?: string): Promise<{ readonly url: string; readonly port: number; readonly server: Server }>
+  /** Stops delivering (in-flight deliveries are abandoned to their leases), closes the listener and an owned executor. */
+  close(): Promise<void>
+  /** Observes events; returns the unsubscribe function. */
+  on(listener: (event: QueueEvent) => void): () => void
+  readonly runs: {
+    list(offset?: number, count?: number): Promise<{ runs: RunView[]; total: number }>
+    get(workflowRunId: string): Promise<RunDetail | undefined>
+  }
+  readonly dlq: {
+    list(offset?: number, count?: number): Promise<DeadLetter[]>
+    /** Delivers a dead letter again with a fresh retry budget (a failed run resumes). */
+    replay(dlqId: string): Promise<void>
+    delete(dlqId: string): Promise<boolean>
+  }
+  /**
+   * Polls until the run ended and none of its messages (e.g. the failure callback) is still
+   * waiting, or rejects after `timeoutMs` (default 30 s).
+   */
+  waitForRun(workflowRunId: string, timeoutMs?: number): Promise<RunDetail>
+}
+
+interface ApiRequest {
+  readonly method: string
+  /** Path and query, raw (not decoded). */
+  readonly url: string
+  readonly headers: Headers
+  readonly body: Uint8Array | undefined
+}
+
+interface ApiResponse {
+  readonly status: number
+  readonly headers: Record<string, string>
+  readonly body: string
+}
+
+const decoder = new TextDecoder()
+
+function reply(status: number, body: unknown): ApiResponse {
+  return { status, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }
+}
+
+function error(status: number, message: string): ApiResponse {
+  return reply(status, { error: message })
+}
+
+function digest(value: string): Buffer {
+  return createHash('sha256').update(value).digest()
+}
+
+/** The default local backoff: 1 s, 2 s, 4 s, … at most 60 s. */
+export function defaultBackoff(retry: number): number {
+  return Math.min(60_000, 1000 * 2 ** Math.max(0, retry - 1))
+}
+
+/**
+ * Creates a queue service. Nothing listens until `listen()` (or until you mount `fetch`/`node`
+ * in your own server); delivering starts at once unless `autoStart` is false.
+ * @public
+ */
+export function createQueueService(options: QueueServiceOptions): QueueService {
+  if (!options.token) throw new TypeError('createQueueService: a token is required')
+  const ownsExecutor = options.executor === undefined
+  const executor = options.executor ?? new MemoryExecutor()
+  const store = new QueueStore(executor, options.prefix)
+  const signingKeys = { current: options.currentSigningKey || generateSigningKey(), next: options.nextSigningKey || generateSigningKey() }
+  const defaultRetries = options.retries ?? DEFAULT_RETRIES
+  const deliveryTimeout = options.deliveryTimeout ?? 30_000
+  const maxBodySize = options.maxBodySize ?? 10 * 1024 * 1024
+  const listeners = new Set<(event: QueueEvent) => void>()
+  if (options.onEvent) listeners.add(options.onEvent)
+  const emit = (event: QueueEvent): void => {
+    for (const listener of listeners) {
+      try {
+        listener(event)
+      } catch {
+        // an observer's failure is not the queue's
+      }
+    }
+  }
+  const worker = new Worker({
+    store,
+    signingKey: signingKeys.current,
+    concurrency: options.concurrency ?? 64,
+    pollInterval: options.pollInterval ?? 500,
+    deliveryTimeout,
+    leaseMs: options.leaseMs ?? deliveryTimeout + 10_000,
+    backoff: options.backoff ?? defaultBackoff,
+    emit,
+    onError: options.onError ?? ((cause: unknown) => console.error('[restis queue]', cause)),
+  })
+  const tokenDigest = digest(options.token)
+  let server: Server | undefined
+  let closed = false
+
+  function authorized(request: ApiRequest, query: URLSearchParams): boolean {
+    const header = request.headers.get('authorization')
+    const given = header?.startsWith('Bearer ') ? header.slice(7) : query.get('_token')
+    return given !== null && given !== undefined && timingSafeEqual(digest(given), tokenDigest)
+  }
+
+  async function schedule(plan: MessagePlan): Promise<Scheduled> {
+    let scheduled: Scheduled
+    if (plan.kind === 'init') scheduled = await store.createRun(plan.run, plan.message)
+    else if (plan.kind === 'step') scheduled = await store.appendStep(plan.runId, plan.stepKey, plan.stepJson, plan.message)
+    else scheduled = await store.addMessage(plan.message)
+    if (!scheduled.deduplicated) worker.wake()
+    return scheduled
+  }
+
+  function scheduledAnswer(scheduled: Scheduled, url: string): Record<string, unknown> {
+    return { messageId: scheduled.messageId, url, ...(scheduled.deduplicated ? { deduplicated: true } : {}) }
+  }
+
+  async function publish(request: ApiRequest, rawPath: string, search: string): Promise<ApiResponse> {
+    let destination = rawPath.slice('/v2/publish/'.length)
+    if (!/^https?:\/\//i.test(destination)) {
+      try {
+        destination = decodeURIComponent(destination)
+      } catch {
+        return error(400, 'invalid destination: bad percent-encoding')
+      }
+    }
+    const query = new URLSearchParams(search)
+    query.delete('_token')
+    const rest = query.toString()
+    if (rest) destination += (destination.includes('?') ? '&' : '?') + rest
+    const plan = planMessage(destination, request.headers, request.body ?? new Uint8Array(0), defaultRetries)
+    return reply(201, scheduledAnswer(await schedule(plan), destination))
+  }
+
+  async function batch(request: ApiRequest): Promise<ApiResponse> {
+    let entries: unknown
+    try {
+      entries = JSON.parse(decoder.decode(request.body ?? new Uint8Array(0)))
+    } catch {
+      return error(400, 'the batch body must be a JSON array of messages {destination, headers, body}')
+    }
+    if (!Array.isArray(entries)) return error(400, 'the batch body must be a JSON array of messages {destination, headers, body}')
+    const plans: MessagePlan[] = []
+    for (const [index, entry] of entries.entries()) {
+      if (typeof entry !== 'object' || entry === null || typeof (entry as { destination?: unknown }).destination !== 'string') {
+        return error(400, `batch message ${index}: "destination" (a URL string) is required`)
+      }
+      const { destination, headers, body } = entry as { destination: string; headers?: unknown; body?: unknown }
+      if (body !== undefined && body !== null && typeof body !== 'string') return error(400, `batch message ${index}: "body" must be a string`)
+      let parsedHeaders: Headers
+      try {
+        parsedHeaders = new Headers((headers ?? {}) as Record<string, string>)
+      } catch (cause) {
+        return error(400, `batch message ${index}: invalid headers: ${(cause as Error).message}`)
+      }
+      try {
+        plans.push(planMessage(destination, parsedHeaders, Buffer.from(body ?? '', 'utf8'), defaultRetries))
+      } catch (cause) {
+        if (cause instanceof StoreError) return error(cause.status, `batch message ${index}: ${cause.message}`)
+        throw cause
+      }
+    }
+    const answers: Record<string, unknown>[] = []
+    for (const [index, plan] of plans.entries()) {
+      const destination = (entries[index] as { destination: string }).destination
+      answers.push(scheduledAnswer(await schedule(plan), destination))
+    }
+    return reply(200, answers)
+  }
+
+  async function runView(run: RunRecord, steps?: number): Promise<RunView> {
+    let failureCallback: string | undefined
+    if (run.failureCallbackMessageId) failureCallback = (await store.loadMessage(run.failureCallbackMessageId))?.state
+    return {
+      workflowRunId: run.id,
+      url: run.url,
+      state: run.state,
+      createdAt: run.createdAt,
+      updatedAt: run.updatedAt,
+      finishedAt: run.finishedAt,
+      retries: run.retries,
+      payload: Buffer.from(run.sourceBody, 'base64').toString('utf8'),
+      result: run.result,
+      error: run.error,
+      steps,
+      failureCallback,
+    }
+  }
+
+  function stepView(message: MessageRecord, run?: RunRecord): StepView {
+    return {
+      messageId: message.id,
+      kind: message.kind,
+      stepId: message.stepId,
+      stepName: message.stepName ?? (message.kind === 'publish' ? 'message' : '?'),
+      stepType: message.stepType ?? message.kind,
+      status: message.state,
+      attempts: message.retried,
+      maxRetries: message.retries,
+      url: message.url,
+      method: message.method,
+      headers: message.kind === 'workflow' && run ? { ...run.forward, ...message.headers } : message.headers,
+      body: decoder.decode(message.body),
+      createdAt: message.createdAt,
+      dueAt: message.dueAt,
+      deliveredAt: message.deliveredAt,
+      lastStatus: message.lastStatus,
+      lastError: message.lastError,
+      note: message.note,
+      runId: message.runId,
+    }
+  }
+
+  async function runDetail(id: string): Promise<RunDetail | undefined> {
+    const run = await store.loadRun(id)
+    if (!run) return undefined
+    const messages = await store.loadMessages(await store.runMessageIds(id))
+    return { run: await runView(run, messages.length), steps: messages.map((message) => stepView(message, run)) }
+  }
+
+  async function listRuns(offset = 0, count = 50): Promise<{ runs: RunView[]; total: number }> {
+    const { ids, total } = await store.runIds(offset, count)
+    const runs = await store.loadRuns(ids)
+    const counts = await store.stepCounts(runs.map((run) => run.id))
+    return { runs: await Promise.all(runs.map((run, index) => runView(run, counts[index]))), total }
+  }
+
+  async function listDlq(offset = 0, count = 100): Promise<DeadLetter[]> {
+    const messages = await store.loadMessages(await store.dlqIds(offset, count))
+    return messages.map((message) => {
+      const header: Record<string, string[]> = {}
+      for (const [name, value] of Object.entries(message.headers)) header[name] = [value]
+      return {
+        dlqId: message.id,
+        messageId: message.id,
+        url: message.url,
+        method: message.method,
+        header,
+        body: decoder.decode(message.body),
+        responseStatus: message.lastStatus,
+        responseBody: message.lastResponse === undefined ? undefined : Buffer.from(message.lastResponse, 'base64').toString('utf8'),
+        responseHeader: message.lastResponseHeaders,
+        retried: message.retried,
+        maxRetries: message.retries,
+        createdAt: message.createdAt,
+        workflowRunId: message.runId,
+        error: message.lastError,
+      }
+    })
+  }
+
+  function paging(query: URLSearchParams, fallback: number): { offset: number; count: number } {
+    const offset = Math.max(0, Number(query.get('offset') ?? query.get('cursor') ?? 0) || 0)
+    const count = Math.min(1000, Math.max(1, Number(query.get('count') ?? fallback) || fallback))
+    return { offset, count }
+  }
+
+  async function route(request: ApiRequest): Promise<ApiResponse> {
+    const queryIndex = request.url.indexOf('?')
+    const rawPath = queryIndex === -1 ? request.url : request.url.slice(0, queryIndex)
+    const search = queryIndex === -1 ? '' : request.url.slice(queryIndex + 1)
+    const query = new URLSearchParams(search)
+    const method = request.method.toUpperCase()
+    if (method === 'GET' && (rawPath === '/' || rawPath === '/dashboard' || rawPath === '/dashboard/')) {
+      if (rawPath === '/') return { status: 302, headers: { location: `/dashboard${search ? `?${search}` : ''}` }, body: '' }
+      return { status: 200, headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' }, body: dashboardHtml }
+    }
+    if (!rawPath.startsWith('/v2/')) return error(404, `not found: ${method} ${rawPath}`)
+    if (!authorized(request, query)) return error(401, 'invalid or missing queue token')
+    const segments = rawPath.split('/').slice(2).map((segment) => {
+      try {
+        return decodeURIComponent(segment)
+      } catch {
+        return segment
+      }
+    })
+    const [first, second, third, fourth] = segments
+    const allow = (...methods: string[]): ApiResponse | undefined =>
+      methods.includes(method) ? undefined : { ...error(405, `method ${method} not allowed here`), headers: { 'content-type': 'application/json', allow: methods.join(', ') } }
+
+    if (first === 'publish' && segments.length > 1) return allow('POST') ?? publish(request, rawPath, search)
+    if (first === 'batch' && segments.length === 1) return allow('POST') ?? batch(request)
+    if (first === 'keys' && segments.length === 1) return allow('GET') ?? reply(200, { current: signingKeys.current, next: signingKeys.next })
+    if (first === 'workflows' && second === 'runs') {
+      if (segments.length === 2) {
+        const denied = allow('DELETE')
+        if (denied) return denied
+        const ids = query.getAll('workflowRunIds')
+        if (ids.length === 0) return error(400, 'name the runs to cancel with workflowRunIds=<id> query parameters')
+        let cancelled = 0
+        for (const id of ids) {
+          try {
+            if ((await store.finishRun(id, true, undefined)) === 'RUN_CANCELED') cancelled++
+          } catch (cause) {
+            if (!(cause instanceof StoreError && cause.status === 404)) throw cause
+          }
+        }
+        return reply(200, { cancelled })
+      }
+      if (segments.length === 3 && third) {
+        if (method === 'GET') {
+          const run = await store.loadRun(third)
+          if (!run || run.state !== 'RUN_STARTED') return error(404, `workflow run ${third} not found or no longer running`)
+          return reply(200, await store.rawSteps(third))
+        }
+        const denied = allow('GET', 'DELETE')
+        if (denied) return denied
+        const cancel = query.get('cancel') === 'true'
+        const result = request.body && request.body.length > 0 ? decoder.decode(request.body) : undefined
+        const state = await store.finishRun(third, cancel, result)
+        if (state === 'RUN_SUCCESS' || state === 'RUN_CANCELED') emit({ type: 'run', runId: third, state })
+        return reply(200, { workflowRunId: third, state })
+      }
+    }
+    if (first === 'workflows' && second === 'dlq' && third === 'resume' && segments.length === 3) {
+      const denied = allow('POST')
+      if (denied) return denied
+      const ids = query.getAll('dlqIds')
+      if (ids.length === 0) return error(400, 'name the dead letters with dlqIds=<id> query parameters')
+      const workflowRuns: { workflowRunId?: string; workflowCreatedAt?: number }[] = []
+      for (const id of ids) {
+        const message = await store.replay(id)
+        worker.wake()
+        const run = message.runId ? await store.loadRun(message.runId) : undefined
+        workflowRuns.push({ workflowRunId: message.runId, workflowCreatedAt: run?.createdAt })
+      }
+      return reply(200, { workflowRuns })
+    }
+    if (first === 'dlq') {
+      if (segments.length === 1) {
+        const denied = allow('GET')
+        if (denied) return denied
+        const { offset, count } = paging(query, 100)
+        const messages = await listDlq(offset, count)
+        return reply(200, { messages, ...(messages.length === count ? { cursor: String(offset + count) } : {}) })
+      }
+      if (segments.length === 2 && second) {
+        const denied = allow('DELETE')
+        if (denied) return denied
+        return (await store.deleteDlq(second)) ? reply(200, { deleted: 1 }) : error(404, `dead letter ${second} not found`)
+      }
+      if (segments.length === 3 && second && third === 'replay') {
+        const denied = allow('POST')
+        if (denied) return denied
+        const message = await store.replay(second)
+        worker.wake()
+        return reply(200, { messageId: message.id, workflowRunId: message.runId, state: message.state })
+      }
+    }
+    if (first === 'dashboard') {
+      const denied = allow('GET')
+      if (denied) return denied
+      if (second === 'runs' && segments.length === 2) {
+        const { offset, count } = paging(query, 50)
+        return reply(200, { ...(await listRuns(offset, count)), offset, count })
+      }
+      if (second === 'runs' && segments.length === 3 && third) {
+        const detail = await runDetail(third)
+        return detail ? reply(200, detail) : error(404, `workflow run ${third} not found`)
+      }
+      if (second === 'messages' && segments.length === 3 && third) {
+        const message = await store.loadMessage(third)
+        if (!message) return error(404, `message ${third} not found`)
+        const run = message.runId ? await store.loadRun(message.runId) : undefined
+        const log: AttemptLog[] = await store.attemptLog(third)
+        return reply(200, { message: stepView(message, run), log })
+      }
+      if (second === 'dlq' && segments.length === 2) return reply(200, { messages: await listDlq() })
+    }
+    if (fourth === undefined && (first === 'wait' || first === 'notify' || first === 'schedules' || first === 'topics' || first === 'queues')) {
+      return error(501, `${first} is not supported by the restis queue service`)
+    }
+    return error(404, `not found: ${method} ${rawPath}`)
+  }
+
+  async function handle(request: ApiRequest): Promise<ApiResponse> {
+    try {
+      return await route(request)
+    } catch (cause) {
+      if (cause instanceof StoreError) return error(cause.status, cause.message)
+      ;(options.onError ?? ((failure: unknown) => console.error('[restis queue]', failure)))(cause)
+      return error(500, 'internal error')
+    }
+  }
+
+  const fetchHandler = async (request: Request): Promise<Response> => {
+    const url = new URL(request.url)
+    let body: Uint8Array | undefined
+    if (request.body !== null) {
+      try {
+        body = await readBody(request.body as unknown as AsyncIterable<Uint8Array>, maxBodySize)
+      } catch (cause) {
+        if (cause instanceof BodyTooLargeError) return new Response(JSON.stringify({ error: `request body larger than ${maxBodySize} bytes` }), { status: 413 })
+        throw cause
+      }
+    }
+    const answer = await handle({ method: request.method, url: url.pathname + url.search, headers: request.headers, body })
+    return new Response(answer.status === 302 || answer.body === '' ? null : answer.body, { status: answer.status, headers: answer.headers })
+  }
+
+  const nodeHandler = (request: IncomingMessage, response: ServerResponse): void => {
+    const run = async (): Promise<void> => {
+      const declared = Number(request.headers['content-length'] ?? 0)
+      let body: Uint8Array | undefined
+      try {
+        if (declared > maxBodySize) throw new BodyTooLargeError()
+        body = await readBody(request, maxBodySize)
+      } catch (cause) {
+        if (!(cause instanceof BodyTooLargeError)) throw cause
+        response.writeHead(413, { 'content-type': 'application/json', connection: 'close' })
+        response.end(JSON.stringify({ error: `request body larger than ${maxBodySize} bytes` }), () => request.destroy())
+        return
+      }
+      const headers = new Headers()
+      for (const [name, value] of Object.entries(request.headers)) {
+        if (value === undefined) continue
+        if (Array.isArray(value)) for (const item of value) headers.append(name, item)
+        else headers.set(name, value)
+      }
+      const answer = await handle({ method: request.method ?? 'GET', url: request.url ?? '/', headers, body })
+      response.writeHead(answer.status, { ...answer.headers, 'content-length': String(Buffer.byteLength(answer.body)) })
+      response.end(answer.body)
+    }
+    run().catch((cause: unknown) => {
+      ;(options.onError ?? ((failure: unknown) => console.error('[restis queue]', failure)))(cause)
+      if (!response.headersSent) {
+        response.writeHead(500, { 'content-type': 'application/json' })
+        response.end(JSON.stringify({ error: 'internal error' }))
+      } else response.destroy()
+    })
+  }
+
+  const service: QueueService = {
+    fetch: fetchHandler,
+    node: nodeHandler,
+    signingKeys,
+    store,
+    start: () => worker.start(),
+    async listen(port = 0, host = '127.0.0.1') {
+      if (server) throw new Error('the queue service is already listening')
+      const listening = createServer(nodeHandler)
+      listening.keepAliveTimeout = 65_000
+      await new Promise<void>((resolve, reject) => {
+        listening.once('error', reject)
+        listening.listen(port, host, () => {
+          listening.off('error', reject)
+          resolve()
+        })
+      })
+      server = listening
+      const address = listening.address() as AddressInfo
+      const shownHost = host.includes(':') ? `[${host}]` : host
+      return { url: `http://${shownHost}:${address.port}`, port: address.port, server: listening }
+    },
+    async close() {
+      if (closed) return
+      closed = true
+      await worker.stop()
+      if (server) {
+        const listening = server
+        await new Promise<void>((resolve) => {
+          listening.close(() => resolve())
+          listening.closeAllConnections()
+        })
+      }
+      if (ownsExecutor) await executor.close()
+    },
+    on(listener) {
+      listeners.add(listener)
+      return () => listeners.delete(listener)
+    },
+    runs: { list: listRuns, get: runDetail },
+    dlq: {
+      list: listDlq,
+      async replay(id) {
+        await store.replay(id)
+        worker.wake()
+      },
+      delete: (id) => store.deleteDlq(id),
+    },
+    async waitForRun(id, timeoutMs = 30_000) {
+      const deadline = Date.now() + timeoutMs
+      for (;;) {
+        const detail = await runDetail(id)
+        if (detail && detail.run.state !== 'RUN_STARTED' && detail.steps.every((step) => step.status !== 'pending' && step.status !== 'delivering')) {
+          return detail
+        }
+        if (Date.now() > deadline) {
+          throw new Error(`run ${id} did not finish within ${timeoutMs} ms: ${detail ? `${detail.run.state}, steps ${detail.steps.map((step) => `${step.stepName}:${step.status}`).join(', ')}` : 'unknown run'}`)
+        }
+        await new Promise((resolve) => setTimeout(resolve, 20))
+      }
+    },
+  }
+  if (options.autoStart !== false) worker.start()
+  return service
+}

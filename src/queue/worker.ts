@@ -1,0 +1,322 @@
+/**
+ * The delivery loop: claims due messages, calls their destination over HTTP (signed), and
+ * settles each attempt: delivered, retried after a backoff (or the `Retry-After` the endpoint
+ * asked for), or failed for good (dead-letter list, failed run, failure callback).
+ */
+import { randomBytes } from 'node:crypto'
+import {
+  CREATED_AT_HEADER,
+  LABEL_HEADER,
+  MESSAGE_ID_HEADER,
+  NON_RETRYABLE_HEADER,
+  NON_RETRYABLE_STATUS,
+  RETRIED_HEADER,
+  RUN_ID_HEADER,
+  SIGNATURE_HEADER,
+  WORKFLOW_URL_HEADER,
+} from '../workflow/constants.js'
+import { signRequest } from '../workflow/signature.js'
+import { failureCallbackMessage, failureCallbackBody } from './messages.js'
+import type { AttemptLog, MessageRecord, QueueStore, RunRecord } from './store.js'
+import type { Command } from '../reply.js'
+
+/** Something that happened in the queue, for observers. @public */
+export type QueueEvent =
+  | {
+      readonly type: 'attempt'
+      readonly messageId: string
+      readonly runId?: string
+      readonly attempt: number
+      readonly outcome: 'delivered' | 'retry' | 'failed' | 'superseded' | 'canceled'
+      readonly status?: number
+      readonly error?: string
+    }
+  | { readonly type: 'run'; readonly runId: string; readonly state: 'RUN_SUCCESS' | 'RUN_FAILED' | 'RUN_CANCELED' }
+  | { readonly type: 'dead-letter'; readonly messageId: string; readonly runId?: string }
+
+/** Settings of the delivery loop. */
+export interface WorkerOptions {
+  readonly store: QueueStore
+  readonly signingKey: string
+  readonly concurrency: number
+  readonly pollInterval: number
+  readonly deliveryTimeout: number
+  readonly leaseMs: number
+  readonly backoff: (retry: number) => number
+  readonly emit: (event: QueueEvent) => void
+  readonly onError: (error: unknown) => void
+}
+
+const RESPONSE_LIMIT = 64 * 1024
+
+function responseHeaders(headers: Headers): { flat: Record<string, string>; multi: Record<string, string[]> } {
+  const flat: Record<string, string> = {}
+  const multi: Record<string, string[]> = {}
+  headers.forEach((value, name) => {
+    flat[name] = value
+    multi[name] = [value]
+  })
+  return { flat, multi }
+}
+
+/** Seconds in a `Retry-After` header (seconds or an HTTP date), or undefined. */
+function retryAfterMs(value: string | null, now: number): number | undefined {
+  if (value === null || value.trim() === '') return undefined
+  const seconds = Number(value)
+  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000)
+  const date = Date.parse(value)
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now)
+}
+
+/** Claims and delivers messages until stopped. */
+export class Worker {
+  readonly owner = `worker_${randomBytes(6).toString('base64url')}`
+  private readonly options: WorkerOptions
+  private readonly inflight = new Map<string, AbortController>()
+  private readonly settling = new Set<Promise<void>>()
+  private pumping = false
+  private again = false
+  private timer: ReturnType<typeof setTimeout> | undefined
+  private running = false
+
+  constructor(options: WorkerOptions) {
+    this.options = options
+  }
+
+  get active(): number {
+    return this.inflight.size
+  }
+
+  start(): void {
+    if (this.running) return
+    this.running = true
+    this.wake()
+  }
+
+  /** Stops claiming; in-flight deliveries are abandoned (their leases expire, another process takes them). */
+  async stop(): Promise<void> {
+    this.running = false
+    if (this.timer) clearTimeout(this.timer)
+    this.timer = undefined
+    for (const controller of this.inflight.values()) controller.abort(new Error('queue service stopping'))
+    await Promise.allSettled([...this.settling])
+  }
+
+  /** Looks for due work now (called when a message was scheduled). */
+  wake(): void {
+    if (!this.running) return
+    if (this.pumping) {
+      this.again = true
+      return
+    }
+    void this.pump()
+  }
+
+  private async pump(): Promise<void> {
+    this.pumping = true
+    try {
+      do {
+        this.again = false
+        await this.claimAll()
+      } while (this.again && this.running)
+    } catch (error) {
+      this.options.onError(error)
+    } finally {
+      this.pumping = false
+      await this.arm().catch((error: unknown) => this.options.onError(error))
+    }
+  }
+
+  private async claimAll(): Promise<void> {
+    const { store, concurrency, leaseMs } = this.options
+    while (this.running && this.inflight.size < concurrency) {
+      const now = Date.now()
+      const free = concurrency - this.inflight.size
+      const ids = (await store.dueIds(now, free + this.inflight.size)).filter((id) => !this.inflight.has(id))
+      if (ids.length === 0) return
+      let claimed = 0
+      for (const id of ids) {
+        if (!this.running || this.inflight.size >= concurrency) break
+        if (this.inflight.has(id)) continue
+        if (!(await store.claim(id, this.owner, leaseMs, now))) continue
+        claimed++
+        const controller = new AbortController()
+        this.inflight.set(id, controller)
+        const settled = this.deliver(id, controller.signal)
+          .catch((error: unknown) => this.options.onError(error))
+          .finally(() => {
+            this.inflight.delete(id)
+            this.settling.delete(settled)
+            this.wake()
+          })
+        this.settling.add(settled)
+      }
+      if (claimed === 0) return
+    }
+  }
+
+  /** Sets the timer for the next due message (at most `pollInterval` away, for other processes' work). */
+  private async arm(): Promise<void> {
+    if (!this.running) return
+    if (this.timer) clearTimeout(this.timer)
+    let delay = this.options.pollInterval
+    if (this.inflight.size < this.options.concurrency) {
+      const next = await this.options.store.nextDueAt()
+      if (next !== undefined) delay = Math.min(delay, Math.max(0, next - Date.now()))
+    }
+    if (!this.running) return
+    this.timer = setTimeout(() => {
+      this.timer = undefined
+      this.wake()
+    }, Math.max(1, delay))
+    this.timer.unref?.()
+  }
+
+  private async deliver(id: string, signal: AbortSignal): Promise<void> {
+    const { store } = this.options
+    const message = await store.loadMessage(id)
+    if (!message) {
+      await store.call(['ZREM', store.dueKey, id])
+      await store.call(['DEL', store.messageLockKey(id)])
+      return
+    }
+    const attempt = message.retried
+    let run: RunRecord | undefined
+    let body: string | Uint8Array = message.body
+    const headers: Record<string, string> = { ...message.headers }
+    if (message.kind === 'workflow' && message.runId !== undefined) {
+      run = await store.loadRun(message.runId)
+      if (run && (await store.hasAnyStep(run.id, message.expect))) {
+        // The endpoint already handled this delivery (its next step is recorded) although the
+        // attempt did not end well, e.g. it timed out or lost the connection after sending the
+        // step: asking again would run the next step twice.
+        await this.finish(message, { state: 'delivered', deliveredAt: String(Date.now()), note: 'superseded: the next step was already recorded' }, undefined, {
+          attempt,
+          at: Date.now(),
+          outcome: 'superseded',
+          by: this.owner,
+        })
+        this.options.emit({ type: 'attempt', messageId: id, runId: run.id, attempt, outcome: 'superseded' })
+        return
+      }
+      if (!run || run.state !== 'RUN_STARTED') {
+        await this.finish(message, { state: 'canceled', note: `the run ${run ? `ended (${run.state})` : 'does not exist'}` }, undefined, {
+          attempt,
+          at: Date.now(),
+          outcome: 'canceled',
+          by: this.owner,
+        })
+        this.options.emit({ type: 'attempt', messageId: id, runId: message.runId, attempt, outcome: 'canceled' })
+        return
+      }
+      body = await store.deliveryBody(run.id, message.seq ?? 0)
+      Object.assign(headers, run.forward, message.headers)
+      headers[RUN_ID_HEADER.toLowerCase()] = run.id
+      headers[WORKFLOW_URL_HEADER.toLowerCase()] = run.url
+      headers[CREATED_AT_HEADER.toLowerCase()] = String(run.createdAt)
+      if (run.label) headers[LABEL_HEADER.toLowerCase()] = run.label
+    } else if (message.kind === 'failure' && message.runId !== undefined) {
+      run = await store.loadRun(message.runId)
+    }
+    // Stored header names are lower case; these replace any forwarded copy.
+    headers[MESSAGE_ID_HEADER.toLowerCase()] = id
+    headers[RETRIED_HEADER.toLowerCase()] = String(attempt)
+    headers[SIGNATURE_HEADER.toLowerCase()] = signRequest({ url: message.url, body, key: this.options.signingKey })
+
+    const started = Date.now()
+    const timeout = AbortSignal.timeout(this.options.deliveryTimeout)
+    let status: number | undefined
+    let error: string | undefined
+    let responseText = ''
+    let respHeaders: { flat: Record<string, string>; multi: Record<string, string[]> } = { flat: {}, multi: {} }
+    let nonRetryable = false
+    let retryAfter: number | undefined
+    try {
+      const hasBody = message.method !== 'GET' && message.method !== 'HEAD'
+      const response = await fetch(message.url, {
+        method: message.method,
+        headers,
+        body: hasBody ? (body as BodyInit) : undefined,
+        redirect: 'manual',
+        signal: AbortSignal.any([signal, timeout]),
+      })
+      status = response.status
+      respHeaders = responseHeaders(response.headers)
+      const bytes = Buffer.from(await response.arrayBuffer())
+      responseText = bytes.subarray(0, RESPONSE_LIMIT).toString('utf8')
+      nonRetryable = status === NON_RETRYABLE_STATUS && response.headers.get(NON_RETRYABLE_HEADER) === 'true'
+      if (status === 429 || response.headers.has('retry-after')) retryAfter = retryAfterMs(response.headers.get('retry-after'), Date.now())
+    } catch (cause) {
+      if (signal.aborted) return // the service is stopping: leave the message to its lease
+      error = timeout.aborted ? `timed out after ${this.options.deliveryTimeout} ms` : `request failed: ${(cause as Error)?.cause ?? (cause as Error)?.message ?? cause}`
+    }
+    const now = Date.now()
+    const durationMs = now - started
+    const base: AttemptLog = {
+      attempt,
+      at: started,
+      durationMs,
+      outcome: 'delivered',
+      status,
+      error,
+      responseBody: responseText === '' ? undefined : responseText.slice(0, 4096),
+      responseHeaders: status === undefined ? undefined : respHeaders.flat,
+      by: this.owner,
+    }
+    if (status !== undefined && status >= 200 && status < 300) {
+      await this.finish(message, { state: 'delivered', deliveredAt: String(now), lastStatus: String(status), retried: String(attempt + 1) }, undefined, base)
+      this.options.emit({ type: 'attempt', messageId: id, runId: message.runId, attempt, outcome: 'delivered', status })
+      return
+    }
+    const reason = error ?? (status === undefined ? 'no response' : `status ${status}${nonRetryable ? ' (non-retryable)' : ''}`)
+    const lastFields: Record<string, string> = {
+      retried: String(attempt + 1),
+      lastError: reason,
+      lastResponse: Buffer.from(responseText, 'utf8').toString('base64'),
+      lastResponseHeaders: JSON.stringify(respHeaders.multi),
+    }
+    if (status !== undefined) lastFields.lastStatus = String(status)
+    if (!nonRetryable && attempt < message.retries) {
+      const delay = retryAfter ?? Math.max(0, this.options.backoff(attempt + 1))
+      const next = now + delay
+      await this.finish(message, { ...lastFields, state: 'pending', dueAt: String(next) }, next, { ...base, outcome: 'retry', nextAttemptAt: next })
+      this.options.emit({ type: 'attempt', messageId: id, runId: message.runId, attempt, outcome: 'retry', status, error: reason })
+      return
+    }
+    await this.finish(message, { ...lastFields, state: 'failed' }, undefined, { ...base, outcome: 'failed' }, [store.dlqCommand(id, now)])
+    this.options.emit({ type: 'attempt', messageId: id, runId: message.runId, attempt, outcome: 'failed', status, error: reason })
+    this.options.emit({ type: 'dead-letter', messageId: id, runId: message.runId })
+    await this.afterFailure(message, run, status, respHeaders.multi, responseText, reason)
+  }
+
+  private async finish(message: MessageRecord, fields: Record<string, string>, dueAt: number | undefined, log: AttemptLog, extra: Command[] = []): Promise<void> {
+    await this.options.store.settle(message.id, fields, dueAt, log, extra)
+  }
+
+  /** A message failed for good: fail its run and schedule the failure callback. */
+  private async afterFailure(
+    message: MessageRecord,
+    run: RunRecord | undefined,
+    status: number | undefined,
+    headers: Record<string, string[]>,
+    responseText: string,
+    reason: string,
+  ): Promise<void> {
+    const { store } = this.options
+    const failed = { status: status ?? 0, header: headers, body: responseText, retried: message.retried + 1, reason }
+    if (message.kind === 'workflow' && run) {
+      const callback = failureCallbackMessage(run, failureCallbackBody(message, run, failed))
+      const outcome = await store.failRun(run.id, message.id, reason, callback)
+      if (outcome.failed) this.options.emit({ type: 'run', runId: run.id, state: 'RUN_FAILED' })
+      if (outcome.callbackId) this.wake()
+      return
+    }
+    if (message.kind === 'publish' && message.failureUrl) {
+      const callback = failureCallbackMessage(undefined, failureCallbackBody(message, undefined, failed), message)
+      if (callback) {
+        await store.addMessage(callback)
+        this.wake()
+      }
+    }
+  }
+}
