@@ -20,7 +20,9 @@
  * Run: npm run bench:codec
  */
 
+import { spawnSync } from 'node:child_process'
 import { createRequire } from 'node:module'
+import { fileURLToPath } from 'node:url'
 import Benchmark from 'benchmark'
 import { encodeCommand, NEED_MORE, RespDecoder } from '../src/resp/index.ts'
 import { fmt, main, median, ratio, saveResults, table } from './lib.mjs'
@@ -149,80 +151,109 @@ function hz(name, fn) {
   return { hz: bench.hz, rme: bench.stats.rme }
 }
 
-/** Runs every implementation of one row in ROUNDS interleaved rounds; medians. */
-function interleaved(impls) {
-  const names = Object.keys(impls)
-  const runs = Object.fromEntries(names.map((n) => [n, []]))
-  for (let round = 0; round < ROUNDS; round++) {
-    for (let i = 0; i < names.length; i++) {
-      const name = names[(i + round) % names.length]
-      runs[name].push(hz(name, impls[name]))
-    }
-  }
-  return Object.fromEntries(names.map((n) => [n, { hz: median(runs[n].map((r) => r.hz)), rme: median(runs[n].map((r) => r.rme)) }]))
-}
-
-await main('bench:codec', async () => {
-  const results = { decode: {}, encode: {} }
-  for (const row of DECODE_ROWS.filter(selected)) {
-    const impls = {}
-    for (const [name, make] of Object.entries(DECODERS)) {
+/** Child mode: measures every selected row of one implementation, prints JSON. */
+function child(impl) {
+  const out = { decode: {}, encode: {} }
+  const make = DECODERS[impl]
+  if (make) {
+    for (const row of DECODE_ROWS.filter(selected)) {
       const feed = make()
       const got = feed(row.chunks)
-      if (got !== row.replies) throw new Error(`${name} decoded ${got} replies of "${row.name}", expected ${row.replies}`)
-      impls[name] = () => {
+      if (got !== row.replies) throw new Error(`${impl} decoded ${got} replies of "${row.name}", expected ${row.replies}`)
+      out.decode[row.name] = hz(row.name, () => {
         sink += feed(row.chunks)
-      }
+      })
     }
-    results.decode[row.name] = interleaved(impls)
-    console.error(`  decode ${row.name}: ${Object.entries(results.decode[row.name]).map(([n, r]) => `${n} ${fmt(r.hz)}/s`).join(', ')}`)
   }
-  for (const row of ENCODE_ROWS.filter(selected)) {
-    const expected = encodeCommand(row.command)
-    const impls = {}
-    for (const [name, encode] of Object.entries(ENCODERS)) {
-      const out = encode(row.command)
-      const bytes = Buffer.isBuffer(out) ? out : piecesToBytes(out)
-      if (!bytes.equals(expected)) throw new Error(`${name} encodes "${row.name}" differently`)
-      impls[name] = () => {
+  const encode = ENCODERS[impl === 'restis' ? 'restis' : impl === '@redis/client' ? '@redis/client (pieces)' : impl]
+  if (encode) {
+    for (const row of ENCODE_ROWS.filter(selected)) {
+      const out1 = encode(row.command)
+      const bytes = Buffer.isBuffer(out1) ? out1 : piecesToBytes(out1)
+      if (!bytes.equals(encodeCommand(row.command))) throw new Error(`${impl} encodes "${row.name}" differently`)
+      out.encode[row.name] = hz(row.name, () => {
         sink += encode(row.command).length
+      })
+    }
+  }
+  process.stdout.write(JSON.stringify(out) + '\n')
+}
+
+/** Runs one child process per implementation per round, in a rotated order. */
+function runChild(impl) {
+  const result = spawnSync(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--child', impl], {
+    encoding: 'utf8',
+    env: process.env,
+    timeout: 300_000,
+    maxBuffer: 1 << 20,
+  })
+  if (result.status !== 0) throw new Error(`codec child ${impl} failed: ${result.stderr || result.error}`)
+  return JSON.parse(result.stdout.trim().split('\n').pop())
+}
+
+const IMPLS = ['restis', 'redis-parser', '@redis/client', '@redis/client → bytes']
+
+if (process.argv[2] === '--child') {
+  child(process.argv[3])
+} else {
+  await main('bench:codec', async () => {
+    const runs = Object.fromEntries(IMPLS.map((impl) => [impl, []]))
+    for (let round = 0; round < ROUNDS; round++) {
+      for (let i = 0; i < IMPLS.length; i++) {
+        const impl = IMPLS[(i + round) % IMPLS.length]
+        runs[impl].push(runChild(impl))
+        console.error(`  round ${round + 1}: ${impl} done`)
       }
     }
-    results.encode[row.name] = interleaved(impls)
-    console.error(`  encode ${row.name}: ${Object.entries(results.encode[row.name]).map(([n, r]) => `${n} ${fmt(r.hz)}/s`).join(', ')}`)
-  }
+    const medianOf = (impl, kind, row) => {
+      const values = runs[impl].map((r) => r[kind][row]?.hz).filter((v) => v !== undefined)
+      return values.length === 0 ? undefined : median(values)
+    }
+    const results = { decode: {}, encode: {} }
+    for (const row of DECODE_ROWS.filter(selected)) {
+      results.decode[row.name] = Object.fromEntries(['restis', 'redis-parser', '@redis/client'].map((impl) => [impl, { hz: medianOf(impl, 'decode', row.name) }]))
+    }
+    for (const row of ENCODE_ROWS.filter(selected)) {
+      results.encode[row.name] = {
+        restis: { hz: medianOf('restis', 'encode', row.name) },
+        '@redis/client (pieces)': { hz: medianOf('@redis/client', 'encode', row.name) },
+        '@redis/client → bytes': { hz: medianOf('@redis/client → bytes', 'encode', row.name) },
+      }
+    }
 
-  const rows = []
-  for (const row of DECODE_ROWS.filter(selected)) {
-    const r = results.decode[row.name]
-    const fastest = Math.max(r['redis-parser'].hz, r['@redis/client'].hz)
-    const target = row.target ?? 1
-    rows.push([
-      `decode ${row.name}`,
-      fmt(r.restis.hz),
-      fmt(r['redis-parser'].hz),
-      fmt(r['@redis/client'].hz),
-      ratio(r.restis.hz, fastest),
-      `≥ ${target.toFixed(1)}x`,
-      r.restis.hz >= target * fastest ? 'met' : 'missed',
-    ])
-  }
-  for (const row of ENCODE_ROWS.filter(selected)) {
-    const r = results.encode[row.name]
-    const peer = r['@redis/client (pieces)'].hz
-    rows.push([
-      `encode ${row.name}`,
-      fmt(r.restis.hz),
-      '–',
-      `${fmt(peer)} (pieces) / ${fmt(r['@redis/client → bytes'].hz)} (→ bytes)`,
-      `${ratio(r.restis.hz, peer)} / ${ratio(r.restis.hz, r['@redis/client → bytes'].hz)}`,
-      '≥ 1.0x',
-      r.restis.hz >= peer ? 'met' : r.restis.hz >= r['@redis/client → bytes'].hz ? 'met vs bytes only' : 'missed',
-    ])
-  }
-  const markdown = table(['row', 'restis ops/s', 'redis-parser ops/s', '@redis/client ops/s', 'restis / fastest peer', 'target', ''], rows)
-  console.log(`\nCodec: ops/s (one op = one row's whole input), median of ${ROUNDS} interleaved rounds, maxTime ${MAX_TIME} s each\n`)
-  console.log(markdown)
-  const file = saveResults('codec', { rounds: ROUNDS, maxTime: MAX_TIME, results, markdown })
-  console.log(`\nresults: ${file} (sink ${sink % 10})`)
-})
+    const rows = []
+    for (const row of DECODE_ROWS.filter(selected)) {
+      const r = results.decode[row.name]
+      const fastest = Math.max(r['redis-parser'].hz, r['@redis/client'].hz)
+      const target = row.target ?? 1
+      rows.push([
+        `decode ${row.name}`,
+        fmt(r.restis.hz),
+        fmt(r['redis-parser'].hz),
+        fmt(r['@redis/client'].hz),
+        ratio(r.restis.hz, fastest),
+        `≥ ${target.toFixed(1)}x`,
+        r.restis.hz >= target * fastest ? 'met' : 'missed',
+      ])
+    }
+    for (const row of ENCODE_ROWS.filter(selected)) {
+      const r = results.encode[row.name]
+      const peer = r['@redis/client (pieces)'].hz
+      const bytes = r['@redis/client → bytes'].hz
+      rows.push([
+        `encode ${row.name}`,
+        fmt(r.restis.hz),
+        '–',
+        `${fmt(peer)} (pieces) / ${fmt(bytes)} (→ bytes)`,
+        `${ratio(r.restis.hz, peer)} / ${ratio(r.restis.hz, bytes)}`,
+        '≥ 1.0x',
+        r.restis.hz >= peer ? 'met' : r.restis.hz >= bytes ? 'met vs bytes only' : 'missed',
+      ])
+    }
+    const markdown = table(['row', 'restis ops/s', 'redis-parser ops/s', '@redis/client ops/s', 'restis / fastest peer', 'target', ''], rows)
+    console.log(`\nCodec: ops/s (one op = one row's whole input), median of ${ROUNDS} rounds; each implementation in its own process, processes interleaved; maxTime ${MAX_TIME} s per row\n`)
+    console.log(markdown)
+    const file = saveResults('codec', { rounds: ROUNDS, maxTime: MAX_TIME, runs, results, markdown })
+    console.log(`\nresults: ${file}`)
+  })
+}

@@ -18,7 +18,7 @@
  * - `lock:msg:<id>`       string lease of the process delivering the message
  * - `lock:run:<id>`       string short lock for changes to one run
  */
-import { randomBytes } from 'node:crypto'
+import { randomUUID } from 'node:crypto'
 import type { Executor } from '../executor/executor.js'
 import { isReplyError, type Command, type Reply } from '../reply.js'
 
@@ -157,7 +157,7 @@ function jsonField<T>(map: Map<string, Uint8Array>, name: string, fallback: T): 
 
 /** Random id with a prefix: `msg_…`. */
 export function randomId(prefix: string): string {
-  return `${prefix}_${randomBytes(16).toString('base64url')}`
+  return `${prefix}_${randomUUID().replaceAll('-', '')}`
 }
 
 /** Fields of a new message. */
@@ -258,7 +258,7 @@ export class QueueStore {
   /** Runs `fn` holding the run's lock (SET NX PX with a 10 s safety expiry). */
   async withRunLock<T>(runId: string, fn: () => Promise<T>): Promise<T> {
     const key = this.runLockKey(runId)
-    const token = randomBytes(9).toString('base64url')
+    const token = randomUUID()
     const deadline = Date.now() + 15_000
     let wait = 1
     while ((await this.call(['SET', key, token, 'NX', 'PX', '10000'])) === null) {

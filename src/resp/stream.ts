@@ -160,6 +160,12 @@ export class ChunkStream<T> {
   /** Drops `count` buffered bytes, which may span chunks. */
   #consume(count: number): void {
     this.#buffered -= count
+    if (this.#buffered === 0) {
+      // Everything read, the common case (one chunk holding whole replies): reset in O(1).
+      if (this.#chunks.length !== 0) this.#chunks = []
+      this.#head = 0
+      return
+    }
     for (;;) {
       const rest = this.#chunks[0].length - this.#head
       if (count < rest) {

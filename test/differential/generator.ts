@@ -12,6 +12,7 @@
  *
  * {@link shrink} reduces a diverging sequence to a minimal one for the failure message.
  */
+import { streamSpecs } from './stream.generator.js'
 import { hyperLogLogSpecs } from './hyperloglog.generator.js'
 import type { Command } from '../../src/reply.js'
 import type { Relaxation } from './harness.js'
@@ -421,18 +422,6 @@ const GEO_COMMANDS: readonly CommandSpec[] = [
   geo('geosearch', (d) => ['GEOSEARCH', d.key(), 'FROMMEMBER', d.member(), 'BYRADIUS', d.pick(['100', '5000']), 'km'], { relax: 'unordered' }),
 ]
 
-/** Stream IDs are explicit: `*` would take each server's own clock. */
-const STREAM_IDS: readonly string[] = ['1-1', '1-2', '2-0', '3', '5-5', '10-1', '0-1', '0-0', 'x']
-const streams = (name: string, build: CommandSpec['build'], extra?: Partial<CommandSpec>) => spec('stream', name, build, extra)
-const STREAM_COMMANDS: readonly CommandSpec[] = [
-  streams('xadd', (d) => ['XADD', d.key(), ...d.maybe(0.2, 'MAXLEN', d.pick(['2', '5'])), d.pick(STREAM_IDS), d.field(), d.value()], { weight: 3 }),
-  streams('xlen', (d) => ['XLEN', d.key()]),
-  streams('xrange', (d) => ['XRANGE', d.key(), d.pick(['-', '1', '(1-1', '2-0']), d.pick(['+', '3', '10-1']), ...d.maybe(0.3, 'COUNT', d.pick(['1', '2']))]),
-  streams('xrevrange', (d) => ['XREVRANGE', d.key(), d.pick(['+', '5-5']), d.pick(['-', '1-2'])]),
-  streams('xdel', (d) => ['XDEL', d.key(), d.pick(STREAM_IDS)]),
-  streams('xtrim', (d) => ['XTRIM', d.key(), d.pick(['MAXLEN', 'MINID']), d.pick(['0', '1', '3', '2-0'])]),
-  streams('xread', (d) => ['XREAD', ...d.maybe(0.3, 'COUNT', '1'), 'STREAMS', d.key(), d.pick(['0', '1-1', '$'])]),
-]
 
 /** Every family's specs. A family added later appends its array here. */
 export const CATALOGUE: readonly CommandSpec[] = [
@@ -444,7 +433,7 @@ export const CATALOGUE: readonly CommandSpec[] = [
   ...ZSET_COMMANDS,
   ...hyperLogLogSpecs(),
   ...GEO_COMMANDS,
-  ...STREAM_COMMANDS,
+  ...streamSpecs(),
   ...GENERIC_COMMANDS,
   ...SERVER_COMMANDS,
 ]

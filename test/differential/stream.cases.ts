@@ -178,6 +178,21 @@ export const streamCases: DiffCase[] = [
     ],
   },
 
+  {
+    name: 'XADD, XTRIM, XDEL and XSETID keep the key’s TTL',
+    commands: [
+      ['XADD', 's', '1-0', 'f', 'v'],
+      ['EXPIRE', 's', '1000'],
+      ['XADD', 's', 'MAXLEN', '1', '2-0', 'f', 'v'],
+      ['XTRIM', 's', 'MAXLEN', '0'],
+      ['XDEL', 's', '2-0'],
+      ['XSETID', 's', '5-0'],
+      ['XGROUP', 'CREATE', 's', 'g', '$'],
+      ['TTL', 's'],
+    ],
+    relax: { 7: 'ttl' },
+  },
+
   // ---- nodes: the listpack layout Redis shows through XINFO and ~ trimming ----
   {
     name: 'a node holds 100 entries (stream-node-max-entries); the 101st opens a new one',

@@ -271,6 +271,34 @@ export const streamGroupCases: DiffCase[] = [
     ],
   },
 
+  {
+    name: 'XREADGROUP with the largest ID reads new entries, as > does (it is the same marker)',
+    commands: [
+      ...adds('s', 1, 2),
+      ['XGROUP', 'CREATE', 's', 'g', '0'],
+      ['XREADGROUP', 'GROUP', 'g', 'c', 'COUNT', '1', 'STREAMS', 's', '18446744073709551615-18446744073709551615'],
+      ['XREADGROUP', 'GROUP', 'g', 'c', 'STREAMS', 's', '+'],
+      ['XREADGROUP', 'GROUP', 'g', 'c', 'STREAMS', 's', '18446744073709551615'],
+      ['XPENDING', 's', 'g'],
+    ],
+  },
+  {
+    name: 'names in error texts stop at a NUL byte and show line breaks as spaces',
+    commands: [
+      ['XADD', 's', '1-0', 'f', 'v'],
+      ['XPENDING', 's', 'a\r\nb'],
+      ['XPENDING', 'k\x00ey', 'g'],
+      ['XCLAIM', 's', 'g\x00x', 'c', '0', '1-0'],
+      ['XGROUP', 'SETID', 's', 'g\ry', '0'],
+      ['XINFO', 'CONSUMERS', 's', 'n\no'],
+      ['XREADGROUP', 'GROUP', 'g\x00', 'c', 'STREAMS', 's', '>'],
+      ['XGROUP', 'CREATE', 's', 'g', '0'],
+      ['XCLAIM', 's', 'g', 'c', '0', '1-0', 'bad\x00word'],
+      ['XCLAIM', 's', 'g', 'c', '0', '1-0', 'bad\r\nword'],
+      ['XGROUP', 'CREATE', 's', 'g', '0', 'bad\nword'],
+    ],
+  },
+
   // ---- entries-read and lag ----
   {
     name: 'entries-read and lag as Redis 7.0 computes them, through deletions and trimming',

@@ -107,7 +107,7 @@ function commandFor(random: Random): Command {
       return ['ZINTERCARD', String(chosen.length), ...chosen, ...flag(0.4, 'LIMIT', pick(['0', '1', '2']))]
     }
     default:
-      return random.chance(0.5) ? ['ZSCAN', smallKey(), '0', ...flag(0.3, 'MATCH', pick(['*', '[a-c]', '1*']))] : ['ZRANDMEMBER', anyKey(), pick(['100', '300', '0']), ...flag(0.5, 'WITHSCORES')]
+      return random.chance(0.5) ? ['ZSCAN', smallKey(), '0', ...flag(0.3, 'MATCH', pick(['*', '[a-c]', '1*']))] : ['ZRANDMEMBER', anyKey(), pick(['1000', '0']), ...flag(0.5, 'WITHSCORES')]
   }
 }
 

@@ -11,14 +11,17 @@
  * (`invoke_vii`, `_emscripten_throw_longjmp`), a clock, and stubs for the file system calls Lua's
  * `io` library would make (the sandbox removes `io`; nothing reaches them).
  *
+ * Time limits: `binary.ts` makes the package's instruction hook (every 1000 Lua instructions) call
+ * `clock_time_get` with a private clock id; {@link LuaWasm} answers by comparing the monotonic
+ * clock with the deadline of the current evaluation and, past it, zeroing the hook's counter so
+ * that the hook raises the package's `Script killed by fuel limit` error inside Lua.
+ *
  * The binary's memory is fixed at 64 MB (`emscripten_resize_heap` refusing growth makes Lua's
  * allocator fail and the script get Lua's "not enough memory" error).
  *
  * @packageDocumentation
  */
-import { readFileSync } from 'node:fs'
-import { fileURLToPath } from 'node:url'
-import { LuaWasmModule } from 'lua-redis-wasm'
+import { luaBinary, TICK_CLOCK_ID } from './binary.js'
 
 /** Handlers of the package's host imports; set by the owner of a {@link LuaWasm}. */
 export interface LuaHost {
@@ -44,13 +47,16 @@ export class LuaVmDead extends Error {
 /** Emscripten's setjmp/longjmp: `longjmp` throws this through JavaScript to the nearest `invoke_*`. */
 class LongJump {}
 
-/** The compiled binary, shared by every instance in the process. */
-let compiled: WebAssembly.Module | undefined
+/** What the hook's counter holds while time remains: far more than any script executes. */
+const PLENTY = 2n ** 62n
 
-function wasmModule(): WebAssembly.Module {
-  compiled ??= new WebAssembly.Module(readFileSync(fileURLToPath(LuaWasmModule.defaultWasmPath())))
-  return compiled
-}
+/**
+ * Instructions per millisecond assumed when the binary could not be patched (the budget then
+ * stands in for the time limit): the rate of a simple arithmetic loop on a current x86 core.
+ */
+export const FALLBACK_INSTRUCTIONS_PER_MS = 100_000
+
+const monotonic = globalThis.performance
 
 /** The exports of the binary this module uses (the package's `WasmExports`, wasm names). */
 interface Exports {
@@ -82,10 +88,16 @@ export class LuaWasm {
   private view: DataView
   /** What the C runtime printed to stderr before dying (Lua's PANIC message). */
   private stderr = ''
+  /** Address of the instruction hook's counter, when the binary carries the clock check. */
+  private readonly fuelAddress: number | null
+  /** Monotonic time (ms) after which the running evaluation is stopped. */
+  private deadline = Infinity
 
   constructor(private readonly host: LuaHost) {
     const env = this.imports()
-    const instance = new WebAssembly.Instance(wasmModule(), { env, wasi_snapshot_preview1: env })
+    const binary = luaBinary()
+    this.fuelAddress = binary.fuelAddress
+    const instance = new WebAssembly.Instance(binary.module, { env, wasi_snapshot_preview1: env })
     this.exports = instance.exports as unknown as Exports
     this.heap = new Uint8Array(this.exports.memory.buffer)
     this.view = new DataView(this.exports.memory.buffer)
@@ -96,19 +108,23 @@ export class LuaWasm {
     if (this.exports.init() !== 0) throw new LuaVmDead('the Lua VM did not initialise')
   }
 
-  /**
-   * The instruction budget of the next evaluations (the package's "fuel": a count hook every
-   * 1000 instructions raises `Script killed by fuel limit` once it is spent). At most 2^32 - 1.
-   */
-  setFuel(instructions: number): void {
-    this.exports.set_limits(Math.min(Math.max(1000, Math.floor(instructions)), 0xffffffff) >>> 0, 0, 0)
+  /** True when time limits are checked against the clock (else they are instruction budgets). */
+  get clockChecked(): boolean {
+    return this.fuelAddress !== null
   }
 
   /**
    * Runs `chunk` (a Lua chunk, binary string) with the globals KEYS = `args[0..keys)` and ARGV =
-   * the rest, and returns its encoded reply (see `abi.ts`).
+   * the rest, and returns its encoded reply (see `abi.ts`). Lua code still running `limitMs`
+   * milliseconds after the start gets `Script killed by fuel limit` raised (see the module notes).
    */
-  evaluate(chunk: string, args: readonly string[], keys: number): Uint8Array {
+  evaluate(chunk: string, args: readonly string[], keys: number, limitMs: number): Uint8Array {
+    if (this.fuelAddress === null) {
+      // Unpatched binary: the package's instruction budget (at most 2^32 - 1) stands in for time.
+      const budget = Math.min(Math.max(1000, limitMs * FALLBACK_INSTRUCTIONS_PER_MS), 0xffffffff)
+      this.exports.set_limits(budget >>> 0, 0, 0)
+    }
+    this.deadline = monotonic.now() + limitMs
     const encodedArgs = encodeArgArray(args)
     const scriptPtr = this.write(chunk)
     const argsPtr = this.exports.alloc(encodedArgs.length)
@@ -125,6 +141,7 @@ export class LuaWasm {
     } catch (error) {
       throw this.died(error)
     } finally {
+      this.deadline = Infinity
       this.exports.free_mem(scriptPtr)
       this.exports.free_mem(argsPtr)
       this.exports.free_mem(retPtr)
@@ -163,6 +180,14 @@ export class LuaWasm {
   private dataView(): DataView {
     if (this.view.buffer !== this.exports.memory.buffer) this.view = new DataView(this.exports.memory.buffer)
     return this.view
+  }
+
+  /** The instruction hook's clock check: past the deadline, spend the counter so the hook raises. */
+  private tick(): number {
+    if (this.fuelAddress !== null) {
+      this.dataView().setBigInt64(this.fuelAddress, monotonic.now() > this.deadline ? 0n : PLENTY, true)
+    }
+    return 0
   }
 
   private died(error: unknown): Error {
@@ -226,6 +251,7 @@ export class LuaWasm {
       },
       emscripten_resize_heap: () => 0,
       clock_time_get: (clockId: number, _precision: bigint, out: number) => {
+        if (clockId === TICK_CLOCK_ID) return this.tick()
         const ms = clockId === 0 ? Date.now() : performance.now()
         this.dataView().setBigUint64(out, BigInt(Math.round(ms * 1e6)), true)
         return 0

@@ -6,7 +6,7 @@
  * in Maps; replies list them in Redis's radix-tree order, which is byte order of the name
  * ({@link sortedByName}).
  */
-import { compareIds, type StreamId, type U64 } from './stream-id.js'
+import { compareIds, plusOne, U64_MAX, type StreamId, type U64 } from './stream-id.js'
 
 /** A delivered, not yet acknowledged entry (`streamNACK`). */
 export interface PendingEntry {
@@ -17,6 +17,11 @@ export interface PendingEntry {
   deliveryTime: number
   /** Times delivered (uint64 in Redis; RETRYCOUNT may set any value). */
   deliveryCount: U64
+}
+
+/** Counts one more delivery of `entry`, wrapping like Redis's uint64 counter. */
+export function countDelivery(entry: PendingEntry): void {
+  entry.deliveryCount = entry.deliveryCount === U64_MAX ? 0 : plusOne(entry.deliveryCount)
 }
 
 /** Largest chunk of {@link IdMap} before it splits. */

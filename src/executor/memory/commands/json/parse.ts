@@ -202,10 +202,14 @@ class Parser {
     const start = positive ? this.pos : this.pos - 1
     if (this.pos >= text.length) this.error(EOF_VALUE)
     const first = text.charCodeAt(this.pos++)
+    let magnitude = first - Char.Zero
     if (first === Char.Zero) {
       if (isDigit(this.peek())) this.peekError(INVALID_NUMBER)
     } else if (isDigit(first)) {
-      while (isDigit(this.peek())) this.pos++
+      for (let code = this.peek(); isDigit(code); code = this.peek()) {
+        magnitude = magnitude * 10 + (code - Char.Zero)
+        this.pos++
+      }
     } else this.error(INVALID_NUMBER)
     let float = false
     if (this.peek() === Char.Dot) {
@@ -225,6 +229,11 @@ class Parser {
       while (isDigit(this.peek())) this.pos++
       float = true
     }
+    if (!float && this.pos - start <= 15) {
+      // Exact below 10^15; serde_json negates the magnitude as an i64, and -0 has none: -0.0.
+      if (positive) return magnitude
+      return magnitude === 0 ? new JsonFloat(-0) : -magnitude
+    }
     const lexeme = text.slice(start, this.pos)
     if (!float) {
       const integer = this.integer(lexeme, positive)
@@ -235,13 +244,8 @@ class Parser {
     return new JsonFloat(value)
   }
 
-  /** An integer lexeme as serde_json keeps it (u64 / i64), or undefined when it becomes a float. */
+  /** A long integer lexeme as serde_json keeps it (u64 / i64), or undefined when it becomes a float. */
   private integer(lexeme: string, positive: boolean): JsonValue | undefined {
-    if (lexeme.length <= 15) {
-      const value = Number(lexeme)
-      // serde_json negates the magnitude as an i64; -0 has no i64 form and becomes -0.0.
-      return value === 0 && !positive ? new JsonFloat(-0) : value
-    }
     const big = BigInt(lexeme)
     if (positive ? big > U64_MAX : -big > I64_MIN_MAGNITUDE) return undefined
     return Number.isSafeInteger(Number(big)) ? Number(big) : big

@@ -119,7 +119,18 @@ const SHORT_ESCAPES: Readonly<Record<number, string>> = { 8: '\\b', 9: '\\t', 10
 
 /** A JSON string literal for the bytes `text` (serde_json's escaping). */
 export function quote(text: string): string {
-  if (!NEEDS_ESCAPE.test(text)) return '"' + text + '"'
+  if (text.length < 64) {
+    // Short strings (most keys and values): a scan is cheaper than the regex.
+    let clean = true
+    for (let i = 0; i < text.length; i++) {
+      const code = text.charCodeAt(i)
+      if (code < 0x20 || code === 34 || code === 92) {
+        clean = false
+        break
+      }
+    }
+    if (clean) return '"' + text + '"'
+  } else if (!NEEDS_ESCAPE.test(text)) return '"' + text + '"'
   let out = '"'
   let start = 0
   for (let i = 0; i < text.length; i++) {
@@ -146,6 +157,20 @@ function shortestDigits(value: number): { digits: string; exponent: number } {
 export function formatFloat(value: number): string {
   if (value === 0) return Object.is(value, -0) ? '-0.0' : '0.0'
   const sign = value < 0 ? '-' : ''
+  // Fast path: JavaScript's own shortest form when it is already fixed notation in ryu's range.
+  const text = String(Math.abs(value))
+  if (!text.includes('e')) {
+    const dot = text.indexOf('.')
+    if (dot === -1) {
+      if (text.length <= 16) return sign + text + '.0'
+    } else if (text.charCodeAt(0) !== 48 /* 0 */) {
+      if (dot <= 16) return sign + text
+    } else {
+      let zeros = 0
+      while (text.charCodeAt(2 + zeros) === 48) zeros++
+      if (zeros < 5) return sign + text
+    }
+  }
   const { digits, exponent } = shortestDigits(value)
   const length = digits.length
   const point = exponent + 1 // digits before the decimal point (ryu's kk)

@@ -1,8 +1,7 @@
 /**
  * XADD, XTRIM, XSETID and XLEN (Redis 7.0 `t_stream.c`).
  */
-import { ReplyError } from '../../../../reply.js'
-import { OK } from '../../../../reply.js'
+import { OK, ReplyError } from '../../../../reply.js'
 import type { CommandContext, CommandTable, Out } from '../../command.js'
 import { NO_SUCH_KEY, NOT_INTEGER, SYNTAX, wrongArity } from '../../errors.js'
 import { readInt64, readInteger } from '../../numbers.js'

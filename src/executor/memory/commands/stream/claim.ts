@@ -10,7 +10,7 @@ import type { CommandContext, CommandTable, Out } from '../../command.js'
 import { SYNTAX } from '../../errors.js'
 import { readInt64, readInteger } from '../../numbers.js'
 import type { StreamValue } from '../../types/stream.js'
-import type { Consumer, ConsumerGroup, PendingEntry } from '../../types/stream-group.js'
+import { countDelivery, type Consumer, type ConsumerGroup, type PendingEntry } from '../../types/stream-group.js'
 import {
   compareIds,
   exact,
@@ -18,8 +18,6 @@ import {
   MIN_ID,
   nextId,
   parseStrictId,
-  plusOne,
-  U64_MAX,
   type StreamId,
   type U64,
 } from '../../types/stream-id.js'
@@ -140,16 +138,11 @@ function xclaim(ctx: CommandContext, argv: readonly string[]): Out {
     consumer ??= group.activeConsumer(argv[3], now)
     entry.deliveryTime = deliveryTime
     if (options.retryCount !== null) entry.deliveryCount = options.retryCount
-    else if (!options.justId) entry.deliveryCount = countDelivery(entry.deliveryCount)
+    else if (!options.justId) countDelivery(entry)
     group.assign(entry, consumer)
     out.push(options.justId ? formatId(id) : entryReply(streamEntry))
   }
   return out
-}
-
-/** One more delivery, wrapping like Redis's uint64 counter. */
-function countDelivery(count: U64): U64 {
-  return count === U64_MAX ? 0 : plusOne(count)
 }
 
 /**
@@ -200,7 +193,7 @@ function xautoclaim(ctx: CommandContext, argv: readonly string[]): Out {
     if (minIdle !== 0 && now - entry.deliveryTime < minIdle) continue
     consumer ??= group.activeConsumer(argv[3], now)
     entry.deliveryTime = now
-    if (!justId) entry.deliveryCount = countDelivery(entry.deliveryCount)
+    if (!justId) countDelivery(entry)
     group.assign(entry, consumer)
     claimed.push(justId ? formatId(entry.id) : entryReply(streamEntry))
     count--

@@ -11,7 +11,7 @@ import type { CommandContext, CommandTable, Out } from '../../command.js'
 import { NOT_INTEGER, SYNTAX, TIMEOUT_NEGATIVE } from '../../errors.js'
 import { readInteger } from '../../numbers.js'
 import { idOf, type StreamEntry, type StreamValue } from '../../types/stream.js'
-import type { Consumer, ConsumerGroup, PendingEntry } from '../../types/stream-group.js'
+import { countDelivery, type Consumer, type ConsumerGroup, type PendingEntry } from '../../types/stream-group.js'
 import {
   compareIds,
   formatId,
@@ -20,8 +20,6 @@ import {
   MIN_ID,
   nextId,
   parseStrictId,
-  plusOne,
-  U64_MAX,
   type StreamId,
 } from '../../types/stream-id.js'
 import {
@@ -265,7 +263,7 @@ function readHistory(ctx: CommandContext, stream: StreamValue, consumer: Consume
     }
     out.push(entryReply(entry))
     pending.deliveryTime = ctx.now
-    pending.deliveryCount = pending.deliveryCount === U64_MAX ? 0 : plusOne(pending.deliveryCount)
+    countDelivery(pending)
     return true
   })
   return out
