@@ -36,6 +36,13 @@ export interface RespDecoderOptions {
    * `error_reply` can be long), so the default is 512 MiB, like a bulk.
    */
   maxLineLength?: number
+  /**
+   * Copy every bulk string out of the chunk it arrived in. By default (false) a bulk string that
+   * makes up at least half of its chunk is returned as a view of that chunk, without a copy (so
+   * a value never keeps more than about twice its own size alive), and smaller ones are copied.
+   * Set it when you write into a chunk's memory after pushing it.
+   */
+  copyBulks?: boolean
 }
 
 /**
@@ -62,7 +69,11 @@ const NUMBER_LINE = 1 + MAX_INTEGER_DIGITS + 1
 interface OpenArray {
   readonly items: Reply[]
   readonly size: number
+  filled: number
 }
+
+/** Arrays up to this many elements get their storage at once; longer ones grow as items arrive. */
+const PREALLOCATE = 4096
 
 class ReplyParser implements Parser<Reply> {
   pos = 0
@@ -71,63 +82,83 @@ class ReplyParser implements Parser<Reply> {
   readonly #maxBulk: number
   readonly #maxArray: number
   readonly #maxLine: number
+  readonly #copyBulks: boolean
 
   constructor(options: RespDecoderOptions = {}) {
     this.#maxBulk = options.maxBulkLength ?? DEFAULT_MAX_BULK
     this.#maxArray = options.maxArrayLength ?? DEFAULT_MAX_ARRAY
     this.#maxLine = options.maxLineLength ?? DEFAULT_MAX_BULK
+    this.#copyBulks = options.copyBulks ?? false
   }
 
   run(buf: Buffer, pos: number): Reply | NeedMore {
+    const length = buf.length
     for (;;) {
       let value: Reply
       if (this.bulk >= 0) {
         const end = pos + this.bulk
-        if (buf.length < end + 2) return this.#stop(pos)
+        if (length < end + 2) return this.#stop(pos)
         if (buf[end] !== CR || buf[end + 1] !== LF) throw missingBulkCRLF()
-        value = copyBytes(buf, pos, end)
+        value = this.#bulkValue(buf, pos, end)
         this.bulk = -1
         pos = end + 2
       } else {
-        if (pos >= buf.length) return this.#stop(pos)
+        if (pos >= length) return this.#stop(pos)
         const type = buf[pos]
-        if (type !== PLUS && type !== DASH && type !== COLON && type !== DOLLAR && type !== STAR) {
+        if (type !== DOLLAR && type !== COLON && type !== PLUS && type !== STAR && type !== DASH) {
           throw new RespProtocolError(`invalid reply type byte '${describeByte(type)}'`)
         }
-        const lf = indexOfLF(buf, pos + 1)
+        // The LF, by a short loop first: nearly every line is a few bytes (see indexOfLF).
+        let lf = pos + 1
+        const scanEnd = lf + 24 < length ? lf + 24 : length
+        while (lf < scanEnd && buf[lf] !== LF) lf++
+        if (lf === scanEnd) lf = scanEnd === length ? -1 : buf.indexOf(LF, scanEnd)
         if (lf < 0) {
-          this.checkPartialLine(type, buf.length - pos)
+          this.checkPartialLine(type, length - pos)
           return this.#stop(pos)
         }
-        this.checkPartialLine(type, lf - pos)
+        if (lf - pos > NUMBER_LINE) this.checkPartialLine(type, lf - pos)
         if (buf[lf - 1] !== CR) throw lineError(type)
         const start = pos + 1
         const end = lf - 1
         pos = lf + 1
-        if (type === PLUS) {
-          value = status(buf, start, end)
-        } else if (type === DASH) {
-          value = new ReplyError(buf.toString('utf8', start, end))
+        if (type === DOLLAR) {
+          const n = parseInteger(buf, start, end)
+          if (n === -1) value = null
+          else if (typeof n !== 'number' || n < 0 || n > this.#maxBulk) throw lineError(type)
+          else {
+            // The body too, when this chunk holds it: no second trip round the loop.
+            const bodyEnd = pos + n
+            if (length < bodyEnd + 2) {
+              this.bulk = n
+              return this.#stop(pos)
+            }
+            if (buf[bodyEnd] !== CR || buf[bodyEnd + 1] !== LF) throw missingBulkCRLF()
+            value = this.#bulkValue(buf, pos, bodyEnd)
+            pos = bodyEnd + 2
+          }
         } else if (type === COLON) {
           const n = parseInteger(buf, start, end)
           if (n === undefined) throw lineError(type)
           value = n
-        } else {
+        } else if (type === PLUS) {
+          value = status(buf, start, end)
+        } else if (type === STAR) {
           const n = parseInteger(buf, start, end)
-          if (n === -1) {
-            value = type === DOLLAR ? null : NULL_ARRAY
-          } else if (typeof n !== 'number' || n < 0 || n > (type === DOLLAR ? this.#maxBulk : this.#maxArray)) {
-            throw lineError(type)
-          } else if (type === DOLLAR) {
-            this.bulk = n
+          if (n === -1) value = NULL_ARRAY
+          else if (typeof n !== 'number' || n < 0 || n > this.#maxArray) throw lineError(type)
+          else if (n > 0) {
+            this.#stack.push({ items: n <= PREALLOCATE ? new Array<Reply>(n) : [], size: n, filled: 0 })
             continue
-          } else if (n > 0) {
-            this.#stack.push({ items: [], size: n })
-            continue
-          } else {
-            value = []
-          }
+          } else value = []
+        } else {
+          value = new ReplyError(buf.toString('utf8', start, end))
         }
+      }
+      const stack = this.#stack
+      if (stack.length === 0) {
+        this.pos = pos
+        return value
       }
       const done = this.#attach(value)
       if (done !== NEED_MORE) {
@@ -135,6 +166,16 @@ class ReplyParser implements Parser<Reply> {
         return done
       }
     }
+  }
+
+  /**
+   * The body `buf[start, end)` as a value. A body that is at least half of its chunk is returned
+   * as a view of the chunk (no copy, and it keeps at most about twice its own size alive); a
+   * smaller one is copied, so it never pins a large chunk. `copyBulks` copies every body.
+   */
+  #bulkValue(buf: Buffer, start: number, end: number): Buffer {
+    if (!this.#copyBulks && (end - start) * 2 >= buf.length) return buf.subarray(start, end)
+    return copyBytes(buf, start, end)
   }
 
   deliverBulk(body: Buffer): Reply | NeedMore {
@@ -153,8 +194,8 @@ class ReplyParser implements Parser<Reply> {
     // Length first: reading `stack[-1]` of an empty array is a slow named-property lookup in V8.
     for (let depth = stack.length; depth !== 0; depth = stack.length) {
       const top = stack[depth - 1]
-      top.items.push(value)
-      if (top.items.length < top.size) return NEED_MORE
+      top.items[top.filled++] = value
+      if (top.filled < top.size) return NEED_MORE
       stack.pop()
       value = top.items
     }
@@ -216,8 +257,9 @@ export function decodeReply(buf: Uint8Array, offset = 0, options?: RespDecoderOp
  * A pull API rather than a callback, so the caller decides when to stop (e.g. one reply per
  * pending command) and errors surface where `next` is called.
  *
- * Pushed chunks are kept, not copied, until decoded: do not reuse a chunk's memory after pushing
- * it. Returned bulk strings are fresh `Buffer`s that never alias a chunk.
+ * Pushed chunks are kept, not copied: do not write into a chunk's memory after pushing it. A bulk
+ * string that makes up at least half of its chunk is a view of that chunk (a large value costs no
+ * copy); smaller ones, and every one with `copyBulks: true`, are fresh `Buffer`s.
  * @public
  */
 export class RespDecoder {

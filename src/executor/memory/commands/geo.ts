@@ -93,9 +93,20 @@ function formatCoordinate(value: number): string {
   return trimmed === '-0' ? '0' : trimmed
 }
 
-/** `addReplyDoubleDistance`: `%.4f`. */
+/**
+ * `addReplyDoubleDistance` (GEODIST, WITHDIST): four decimals by `fixedpoint_d2string`, which
+ * scales by 10^4 in double arithmetic and rounds with `llrint` (to nearest, ties to even). That
+ * is not `%.4f`: 11052919.07874999940… prints as "11052919.0788", because the product rounds up
+ * to …787.5 before it is rounded to an integer.
+ */
 function formatDistance(value: number): string {
-  return formatFixed(value, 4)
+  if (value === 0) return '0.0000'
+  const scaled = value * 10000
+  let units = Math.round(scaled)
+  // Math.round breaks ties upwards; llrint breaks them to the even neighbour.
+  if (units - scaled === 0.5 && units % 2 !== 0) units -= 1
+  const digits = String(Math.abs(units)).padStart(5, '0')
+  return `${units < 0 ? '-' : ''}${digits.slice(0, -4)}.${digits.slice(-4)}`
 }
 
 // ---- GEOADD, GEOPOS, GEOHASH, GEODIST ----

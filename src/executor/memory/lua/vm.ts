@@ -1,0 +1,204 @@
+/**
+ * One Lua VM with the scripting runtime installed (`runtime.ts`): compiled scripts, loaded
+ * function libraries, and the operations the scripting commands need. Everything is synchronous.
+ *
+ * @packageDocumentation
+ */
+import { createHash, randomBytes } from 'node:crypto'
+import { ReplyError } from '../../../reply.js'
+import type { Out } from '../command.js'
+import { decodeArgs, decodeReply, encodeReply, ScriptFailure, type Decoded } from './abi.js'
+import { luaString, runtimeSource, type RuntimeConstants } from './runtime.js'
+import { LuaVmDead, LuaWasm } from './wasm.js'
+
+export { LuaVmDead }
+
+/** What a running script's `redis.call` / `redis.acl_check_cmd` reach on the host. */
+export interface ScriptCaller {
+  /** A command from `redis.call` / `redis.pcall`: its reply (errors included). */
+  command(argv: string[]): Out
+  /** `redis.acl_check_cmd`: 1 when allowed, 0 when denied, or an error. */
+  aclCheck(argv: string[]): Out
+}
+
+/** One function a library registered: name, description and flags (`FUNCTION LIST` shows them). */
+export interface RegisteredFunction {
+  readonly name: string
+  readonly description: string | null
+  /** Bits of `SCRIPT_FLAGS`, in the order Redis lists them. */
+  readonly flags: number
+}
+
+/** Script flags in Redis's order (`scripts_flags_def`): bit value = 1 << index. */
+export const SCRIPT_FLAGS = ['no-writes', 'allow-oom', 'allow-stale', 'no-cluster', 'allow-cross-slot-keys'] as const
+
+/** The text of the package's instruction-limit error, raised when a script runs out of time. */
+const FUEL_MESSAGE = 'Script killed by fuel limit'
+
+/** Texts the runtime needs besides its random keys. */
+export type VmTexts = Omit<RuntimeConstants, 'marker' | 'key'>
+
+/** Time allowed to the runtime's own installation and to compilations. */
+const SETUP_LIMIT_MS = 10_000
+
+/**
+ * A Lua VM for one engine. Scripts and libraries are compiled into it by the caller; when the VM
+ * dies (see {@link LuaVmDead}) every operation throws and the owner builds a new one.
+ */
+export class ScriptVm {
+  private readonly wasm: LuaWasm
+  private readonly marker = `\0restis:${randomBytes(12).toString('hex')}`
+  private readonly prefix: string
+  /** Scripts compiled in this VM, by SHA1. */
+  private readonly compiled = new Set<string>()
+  private caller: ScriptCaller | null = null
+
+  constructor(private readonly texts: VmTexts) {
+    const key = `__restis_${randomBytes(8).toString('hex')}`
+    this.prefix = `local D = getmetatable('')[${luaString(key)}] return D.`
+    this.wasm = new LuaWasm({
+      call: (args) => this.hostCall(args),
+      log: () => {},
+      sha1hex: (data) => createHash('sha1').update(data).digest('hex'),
+    })
+    const installed = this.evaluate(runtimeSource({ ...texts, marker: this.marker, key }), [], 0, SETUP_LIMIT_MS)
+    if (installed !== 1) {
+      throw new LuaVmDead(`the scripting runtime did not install: ${installed instanceof ReplyError ? installed.message : String(installed)}`)
+    }
+  }
+
+  /** True when `sha` is compiled in this VM. */
+  has(sha: string): boolean {
+    return this.compiled.has(sha)
+  }
+
+  /** Compiles a script body (after its shebang line, which Redis replaces by an empty line). */
+  compile(sha: string, body: string): ReplyError | null {
+    const reply = this.evaluate(`${this.prefix}compile(${luaString(sha)})`, [body], 0, SETUP_LIMIT_MS)
+    if (reply instanceof ReplyError) return reply
+    this.compiled.add(sha)
+    return null
+  }
+
+  /** Runs a compiled script with KEYS and ARGV; the caller serves its commands. */
+  run(sha: string, keys: readonly string[], args: readonly string[], caller: ScriptCaller, limitMs: number): Out {
+    return this.call(`${this.prefix}run(${luaString(sha)})`, sha, 'user_script', keys, args, caller, limitMs)
+  }
+
+  /** Drops every compiled script (SCRIPT FLUSH). */
+  forgetScripts(): void {
+    this.evaluate(`${this.prefix}forgetScripts()`, [], 0, SETUP_LIMIT_MS)
+    this.compiled.clear()
+  }
+
+  /**
+   * Runs a library's code (after its shebang line) with the load-time API: the functions it
+   * registered, or the error. The library stays pending until {@link commit} or {@link discard}.
+   */
+  load(name: string, code: string, limitMs: number): RegisteredFunction[] | ReplyError {
+    const reply = this.evaluate(`${this.prefix}load(${luaString(name)})`, [code], 0, limitMs)
+    if (reply instanceof ReplyError) return reply
+    if (reply instanceof ScriptFailure) return this.failure(reply, name, 'user_function')
+    return (reply as readonly (readonly Out[])[]).map(([fn, description, flags]) => ({
+      name: fn as string,
+      description: description === null ? null : (description as string),
+      flags: flags as number,
+    }))
+  }
+
+  /** Makes a pending library callable (replacing a loaded one of the same name). */
+  commit(name: string): void {
+    this.evaluate(`${this.prefix}commit(${luaString(name)})`, [], 0, SETUP_LIMIT_MS)
+  }
+
+  /** Drops every pending library. */
+  discard(): void {
+    this.evaluate(`${this.prefix}discard()`, [], 0, SETUP_LIMIT_MS)
+  }
+
+  /** Unloads a library. */
+  deleteLibrary(name: string): void {
+    this.evaluate(`${this.prefix}delete(${luaString(name)})`, [], 0, SETUP_LIMIT_MS)
+  }
+
+  /** Unloads every library. */
+  flushLibraries(): void {
+    this.evaluate(`${this.prefix}flushLibraries()`, [], 0, SETUP_LIMIT_MS)
+  }
+
+  /** Calls a loaded function with its keys and arguments. */
+  fcall(name: string, keys: readonly string[], args: readonly string[], caller: ScriptCaller, limitMs: number): Out {
+    return this.call(`${this.prefix}fcall(${luaString(name)})`, name, 'user_function', keys, args, caller, limitMs)
+  }
+
+  private call(
+    chunk: string,
+    name: string,
+    source: string,
+    keys: readonly string[],
+    args: readonly string[],
+    caller: ScriptCaller,
+    limitMs: number,
+  ): Out {
+    this.caller = caller
+    try {
+      const reply = this.evaluate(chunk, keys.length === 0 ? args : [...keys, ...args], keys.length, limitMs)
+      return reply instanceof ScriptFailure ? this.failure(reply, name, source) : reply
+    } finally {
+      this.caller = null
+    }
+  }
+
+  /**
+   * An error that escaped the runtime's own protected call: only the time limit does that (the
+   * hook keeps raising once time is up, possibly while the runtime formats the error).
+   */
+  private failure(failure: ScriptFailure, name: string, source: string): ReplyError {
+    if (failure.message.includes(FUEL_MESSAGE)) {
+      return new ReplyError(`${this.texts.timeoutError} script: ${name}, on @${source}:${failure.line}.`)
+    }
+    return new ReplyError(`ERR Error running script ${name}, ${failure.message.slice(0, 100)}`)
+  }
+
+  private evaluate(chunk: string, args: readonly string[], keys: number, limitMs: number): Decoded {
+    return decodeReply(this.wasm.evaluate(chunk, args, keys, limitMs))
+  }
+
+  /** `redis.pcall` of the package: a control request of the runtime, or a script's command. */
+  private hostCall(bytes: Uint8Array): Uint8Array {
+    const argv = decodeArgs(bytes)
+    try {
+      if (argv[0] === this.marker) return encodeReply(this.control(argv))
+      if (this.caller === null) return encodeReply(NO_CALLER)
+      return encodeReply(this.caller.command(argv))
+    } catch (error) {
+      // Nothing may unwind through the VM's frames: a failure becomes an error reply.
+      if (error instanceof LuaVmDead) throw error
+      return encodeReply(new ReplyError(`ERR internal error in a script command: ${(error as Error)?.message ?? error}`))
+    }
+  }
+
+  private control(argv: readonly string[]): Out {
+    switch (argv[1]) {
+      case 'lock':
+      case 'unlock':
+        this.wasm.setTableReadonly(tableAddress(argv[2]), argv[1] === 'lock')
+        return 1
+      case 'acl':
+        return this.caller === null ? NO_CALLER : this.caller.aclCheck(argv.slice(2))
+      default:
+        return new ReplyError(`ERR unknown runtime request ${argv[1]}`)
+    }
+  }
+}
+
+/** The reply to a command a library sends while loading (only possible through `_G.redis`). */
+const NO_CALLER = new ReplyError('ERR redis.call can only be called inside a script invocation')
+
+/** The address in `tostring(table)`: `table: 0x1cc20`. */
+function tableAddress(text: string): number {
+  const at = text.indexOf('0x')
+  const address = at === -1 ? NaN : parseInt(text.slice(at + 2), 16)
+  if (!Number.isInteger(address)) throw new LuaVmDead(`unexpected table reference ${text}`)
+  return address
+}
