@@ -25,7 +25,7 @@ import { createRequire } from 'node:module'
 import { fileURLToPath } from 'node:url'
 import Benchmark from 'benchmark'
 import { encodeCommand, NEED_MORE, RespDecoder } from '../src/resp/index.ts'
-import { fmt, main, median, ratio, saveResults, table } from './lib.mjs'
+import { fmt, main, median, ratio, saveResults, table, useCpuClock } from './lib.mjs'
 
 const require = createRequire(import.meta.url)
 const RedisParser = require('redis-parser')
@@ -34,6 +34,8 @@ const redisClientEncode = require('@redis/client/dist/lib/RESP/encoder.js').defa
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3)
 const MAX_TIME = Number(process.env.BENCH_MAX_TIME ?? 0.5)
+/** `cpu` (default): ops per CPU-second of the measuring process; `wall`: ops per wall-clock second. */
+const CLOCK = process.env.BENCH_CLOCK ?? 'cpu'
 /** BENCH_ONLY=<substring>: only the rows whose name contains it (for quick checks). */
 const ONLY = process.env.BENCH_ONLY
 const selected = (row) => ONLY === undefined || row.name.includes(ONLY)
@@ -194,6 +196,7 @@ function runChild(impl) {
 const IMPLS = ['restis', 'redis-parser', '@redis/client', '@redis/client → bytes']
 
 if (process.argv[2] === '--child') {
+  if (CLOCK === 'cpu') useCpuClock()
   child(process.argv[3])
 } else {
   await main('bench:codec', async () => {
@@ -251,9 +254,9 @@ if (process.argv[2] === '--child') {
       ])
     }
     const markdown = table(['row', 'restis ops/s', 'redis-parser ops/s', '@redis/client ops/s', 'restis / fastest peer', 'target', ''], rows)
-    console.log(`\nCodec: ops/s (one op = one row's whole input), median of ${ROUNDS} rounds; each implementation in its own process, processes interleaved; maxTime ${MAX_TIME} s per row\n`)
+    console.log(`\nCodec: ops/s (one op = one row's whole input), ops per ${CLOCK === 'cpu' ? 'CPU' : 'wall-clock'} second, median of ${ROUNDS} rounds; each implementation in its own process, processes interleaved; maxTime ${MAX_TIME} s per row\n`)
     console.log(markdown)
-    const file = saveResults('codec', { rounds: ROUNDS, maxTime: MAX_TIME, runs, results, markdown })
+    const file = saveResults('codec', { clock: CLOCK, rounds: ROUNDS, maxTime: MAX_TIME, runs, results, markdown })
     console.log(`\nresults: ${file}`)
   })
 }

@@ -8,10 +8,12 @@ import type { Executor } from './executor/executor.js'
 import { SocketExecutor } from './executor/socket/socket-executor.js'
 import { redact } from './executor/socket/options.js'
 import { serveResp, type RespServer } from './adapters/resp-server.js'
+import { runQueueCli } from './queue/cli.js'
 
 const USAGE = `restis: a Redis-compatible database behind HTTP
 
 Usage: restis [options]
+       restis queue [options]   the local message-queue service for workflows (restis queue --help)
 
 Options:
   --port <n>             HTTP port (default 8080; 0 picks a free one)
@@ -72,6 +74,7 @@ function readOptions(argv: string[], env: NodeJS.ProcessEnv): CliOptions {
 }
 
 async function main(): Promise<void> {
+  if (process.argv[2] === 'queue') return runQueueCli(process.argv.slice(3), process.env)
   let options: CliOptions
   let executor: Executor
   try {

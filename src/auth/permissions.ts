@@ -1,5 +1,6 @@
-import type { Command } from '../reply.js'
-import { resolveCommand, readOnlyTokenMay, type CommandInfo } from '../commands/lookup.js'
+import { ReplyError, type Command, type Reply } from '../reply.js'
+import { allCommands, resolveCommand, readOnlyTokenMay, type CommandInfo } from '../commands/lookup.js'
+import type { Executor } from '../executor/executor.js'
 import type { Principal } from './tokens.js'
 
 /**
@@ -13,14 +14,55 @@ export function noPermission(name: string): string {
 /**
  * May `principal` run `command`? Returns null when allowed, else the NOPERM text. Commands
  * unknown to the table are allowed through so the backend answers them with its own error.
+ * ACL users are not checked here: the executor enforces their rules (keys and channels
+ * included), and the gateway passes the user in the call context.
  * @public
  */
 export function checkPermission(principal: Principal, command: Command, info = resolveCommand(command)): string | null {
   if (principal.kind === 'standard' || info === undefined) return null
   if (principal.kind === 'readonly') return readOnlyTokenMay(info) ? null : noPermission(displayName(info))
-  return null // ACL users are checked by the executor, which knows the user's rules.
+  return null
 }
 
 function displayName(info: CommandInfo): string {
   return info.name
+}
+
+/**
+ * The commands (full names, `config|get` for subcommands) the read-only token may run, from the
+ * command table: {@link readOnlyTokenMay}.
+ * @public
+ */
+export function readOnlyCommands(): string[] {
+  const names: string[] = []
+  for (const info of allCommands()) if (info.subcommands === undefined && readOnlyTokenMay(info)) names.push(info.name)
+  return names
+}
+
+/**
+ * The `ACL SETUSER` rules of an ACL user that may do what the read-only token may: every key and
+ * channel, no command but {@link readOnlyCommands}, plus MULTI/EXEC (for `/multi-exec`) and
+ * SUBSCRIBE/PSUBSCRIBE (for `/subscribe`, `/psubscribe`).
+ * @public
+ */
+export function readOnlyAclRules(password: string, commands: readonly string[] = readOnlyCommands()): string[] {
+  return ['reset', 'on', `>${password}`, '~*', '&*', '-@all', ...commands.map((name) => `+${name}`), '+multi', '+exec', '+subscribe', '+psubscribe']
+}
+
+/**
+ * Creates (or resets) an ACL user on the executor with {@link readOnlyAclRules}, for the gateway
+ * option `readonlyUser`. Commands the backend does not know (a server older than the command
+ * table) are left out. Runs as the executor's configured user, which needs ACL rights.
+ *
+ * With it, the read-only token's calls run as that user, so the backend enforces the read-only
+ * rules too, including inside scripts (`EVAL_RO` calling `KEYS` is refused); without it the
+ * gateway's own check is the only one, and a read-only script could run the powerful reads.
+ * @public
+ */
+export async function provisionReadonlyUser(executor: Executor, user: string, password: string): Promise<void> {
+  const wanted = readOnlyCommands()
+  const info = await executor.exec(['COMMAND', 'INFO', ...wanted])
+  const known = Array.isArray(info) ? wanted.filter((_, i) => (info as readonly Reply[])[i] !== null) : wanted
+  const reply = await executor.exec(['ACL', 'SETUSER', user, ...readOnlyAclRules(password, known)])
+  if (reply instanceof ReplyError) throw new Error(`could not create the read-only ACL user: ${reply.message}`)
 }

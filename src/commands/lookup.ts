@@ -334,8 +334,11 @@ function equalsIgnoreCase(arg: Arg, upper: string): boolean {
   return true
 }
 
-/** Key positions from the key specs (Redis `getKeysUsingKeySpecs`); `undefined` = invalid spec. */
-function keysFromSpecs(info: CommandInfo, args: Command, partial: boolean): number[] | undefined {
+/**
+ * Key positions from the key specs (Redis `getKeysUsingKeySpecs`); `undefined` = invalid spec.
+ * When `foundBy` is given, the spec that found each key is pushed to it, in step with the result.
+ */
+function keysFromSpecs(info: CommandInfo, args: Command, partial: boolean, foundBy?: KeySpec[]): number[] | undefined {
   const argc = args.length
   const keys: number[] = []
   for (const spec of info.keySpecs) {
@@ -390,6 +393,7 @@ function keysFromSpecs(info: CommandInfo, args: Command, partial: boolean): numb
     for (let i = first; i <= last; i += step) {
       if (i >= argc || i < first) continue
       keys.push(i)
+      foundBy?.push(spec)
     }
     if (spec.flags.has('incomplete') && !partial) return undefined
   }
@@ -481,14 +485,40 @@ function fallbackKeys(info: CommandInfo, args: Command): number[] {
   return []
 }
 
-function keyPositions(info: CommandInfo, args: Command): number[] {
+/** True when Redis tries the key specs before the command's own key finder. */
+function specsApply(info: CommandInfo): boolean {
   const hasKeySpec = info.keySpecs.some((spec) => !spec.flags.has('not_key'))
   const hasVariableFlags = info.keySpecs.some((spec) => spec.flags.has('variable_flags'))
-  if (hasKeySpec && !hasVariableFlags) {
+  return hasKeySpec && !hasVariableFlags
+}
+
+function keyPositions(info: CommandInfo, args: Command): number[] {
+  if (specsApply(info)) {
     const keys = keysFromSpecs(info, args, false)
     if (keys) return keys
   }
   return fallbackKeys(info, args)
+}
+
+/** A key argument and the key spec that found it. @public */
+export interface KeyFoundBySpec {
+  /** Index into the command (0 = the command name). */
+  readonly position: number
+  readonly spec: KeySpec
+}
+
+/**
+ * The keys of `command` as its key specs alone find them, each with the spec that found it (what
+ * `COMMAND GETKEYSANDFLAGS` reports flags from), in {@link commandKeys}' order. `undefined` when
+ * Redis does not answer from the key specs but from the command's own key finder: no key spec, a
+ * spec with `variable_flags` or `incomplete`, or a spec the arguments do not satisfy.
+ * @public
+ */
+export function keysFoundBySpecs(command: Command, info: CommandInfo | undefined = resolveCommand(command)): KeyFoundBySpec[] | undefined {
+  if (info === undefined || !specsApply(info)) return undefined
+  const specs: KeySpec[] = []
+  const positions = keysFromSpecs(info, command, false, specs)
+  return positions?.map((position, i) => ({ position, spec: specs[i] }))
 }
 
 /**

@@ -100,7 +100,7 @@ export const dashboardHtml = `<!doctype html>
     const rows = []
     for (const step of data.steps) {
       rows.push(el('tr', { class: 'clickable step-row', 'data-message-id': step.messageId, onclick: () => { location.hash = 'msg=' + encodeURIComponent(step.messageId) } },
-        el('td', {}, step.stepId ?? ''), el('td', { class: 'step-name' }, step.stepName), el('td', {}, step.stepType), el('td', { class: 'state ' + step.status }, step.status),
+        el('td', {}, step.stepId ?? ''), el('td', { class: 'step-name' }, step.stepName), el('td', {}, step.stepType), el('td', { class: 'ran-step' }, step.ranStep ?? ''), el('td', { class: 'state ' + step.status }, step.status),
         el('td', {}, step.attempts + ' / ' + (step.maxRetries + 1)), el('td', {}, step.lastStatus ?? ''), el('td', {}, el('pre', {}, headersText(step.headers))), el('td', {}, el('pre', {}, pretty(step.body)))))
     }
     view.replaceChildren(
@@ -111,7 +111,8 @@ export const dashboardHtml = `<!doctype html>
       el('section', {}, el('h3', {}, 'Payload'), el('pre', {}, pretty(run.payload))),
       run.result !== undefined ? el('section', {}, el('h3', {}, 'Result'), el('pre', {}, pretty(run.result))) : '',
       el('h3', {}, 'Steps'),
-      table('steps', ['#', 'Name', 'Type', 'Status', 'Attempts', 'HTTP', 'Headers', 'Body'], rows))
+      el('p', { class: 'muted' }, 'Each row is a message of the run: a step\u2019s result (its body) on its way back to the endpoint. Delivering it replays the steps so far and runs the next one, named in \u201cDelivery ran\u201d; open a row for the attempts.'),
+      table('steps', ['#', 'Name', 'Type', 'Delivery ran', 'Status', 'Attempts', 'HTTP', 'Headers', 'Body'], rows))
   }
 
   async function messageView(id) {
@@ -125,6 +126,7 @@ export const dashboardHtml = `<!doctype html>
     view.replaceChildren(
       el('h2', {}, 'Step ', el('span', { id: 'step-name' }, m.stepName), ' ', el('span', { class: 'muted' }, '(' + m.stepType + ')')),
       el('p', {}, m.runId ? el('a', { href: '#run=' + encodeURIComponent(m.runId) }, 'back to run ' + m.runId) : ''),
+      m.ranStep ? el('p', {}, 'This delivery ran: ', el('strong', { id: 'ran-step' }, m.ranStep)) : '',
       el('p', {}, 'Status: ', el('span', { class: 'state ' + m.status, id: 'step-status' }, m.status), ' · ', m.method, ' ', m.url, ' · attempts ', m.attempts, ' of ', m.maxRetries + 1, m.note ? ' · ' + m.note : ''),
       el('section', {}, el('h3', {}, 'Headers'), el('pre', { id: 'step-headers' }, headersText(m.headers))),
       el('section', {}, el('h3', {}, 'Body'), el('pre', { id: 'step-body' }, pretty(m.body))),

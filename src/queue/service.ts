@@ -101,6 +101,12 @@ export interface StepView {
   readonly lastError?: string
   readonly note?: string
   readonly runId?: string
+  /**
+   * For a workflow message: the step its delivery ran (the next step's name, the step named in
+   * `Upstash-Error-Step-Name` of a failed attempt, or `(end of run)`). A step's attempts show in
+   * the log of the message before it.
+   */
+  readonly ranStep?: string
 }
 
 /** A dead letter in API answers (the hosted queue's field names). @public */
@@ -343,11 +349,26 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
     }
   }
 
+  /** What the delivery of each workflow message ran: the step recorded after it, or its failing step. */
+  function ranSteps(messages: readonly MessageRecord[], run: RunRecord): Map<string, string> {
+    const ran = new Map<string, string>()
+    const workflow = messages.filter((message) => message.kind === 'workflow').sort((a, b) => (a.seq ?? 0) - (b.seq ?? 0))
+    workflow.forEach((message, index) => {
+      const following = workflow[index + 1]
+      const failing = message.lastResponseHeaders?.['upstash-error-step-name']?.[0]
+      if (following?.stepName) ran.set(message.id, following.stepName)
+      else if (message.state === 'delivered' && run.state === 'RUN_SUCCESS') ran.set(message.id, '(end of run)')
+      else if (failing) ran.set(message.id, failing)
+    })
+    return ran
+  }
+
   async function runDetail(id: string): Promise<RunDetail | undefined> {
     const run = await store.loadRun(id)
     if (!run) return undefined
     const messages = await store.loadMessages(await store.runMessageIds(id))
-    return { run: await runView(run, messages.length), steps: messages.map((message) => stepView(message, run)) }
+    const ran = ranSteps(messages, run)
+    return { run: await runView(run, messages.length), steps: messages.map((message) => ({ ...stepView(message, run), ranStep: ran.get(message.id) })) }
   }
 
   async function listRuns(offset = 0, count = 50): Promise<{ runs: RunView[]; total: number }> {
@@ -495,7 +516,8 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
         if (!message) return error(404, `message ${third} not found`)
         const run = message.runId ? await store.loadRun(message.runId) : undefined
         const log: AttemptLog[] = await store.attemptLog(third)
-        return reply(200, { message: stepView(message, run), log })
+        const ranStep = run ? ranSteps(await store.loadMessages(await store.runMessageIds(run.id)), run).get(message.id) : undefined
+        return reply(200, { message: { ...stepView(message, run), ranStep }, log })
       }
       if (second === 'dlq' && segments.length === 2) return reply(200, { messages: await listDlq() })
     }

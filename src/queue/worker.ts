@@ -180,8 +180,12 @@ export class Worker {
     }
   }
 
+  /** Due messages were seen but all were held by other processes: look again a little later, not at once. */
+  private contended = false
+
   private async claimAll(): Promise<void> {
     const { store, concurrency, leaseMs } = this.options
+    this.contended = false
     while (this.running && this.inflight.size < concurrency) {
       const now = Date.now()
       const free = concurrency - this.inflight.size
@@ -204,7 +208,10 @@ export class Worker {
           })
         this.settling.add(settled)
       }
-      if (claimed === 0) return
+      if (claimed === 0) {
+        this.contended = true
+        return
+      }
     }
   }
 
@@ -216,6 +223,9 @@ export class Worker {
     if (this.inflight.size < this.options.concurrency) {
       const next = await this.options.store.nextDueAt()
       if (next !== undefined) delay = Math.min(delay, Math.max(0, next - Date.now()))
+      // a due message whose lease another process still holds (it expires within moments, or the
+      // holder is slow): do not spin on it
+      if (this.contended) delay = Math.max(delay, Math.min(25, this.options.pollInterval))
     }
     if (!this.running) return
     this.timer = setTimeout(() => {

@@ -11,7 +11,6 @@ import {
   copyBytes,
   CR,
   describeByte,
-  indexOfLF,
   LF,
   MAX_INTEGER_DIGITS,
   missingBulkCRLF,
@@ -62,6 +61,7 @@ const DASH = 45
 const COLON = 58
 const DOLLAR = 36
 const STAR = 42
+const ZERO = 48
 
 /** Longest legal `:`, `$` or `*` line before its LF: type byte, sign and digits, CR. */
 const NUMBER_LINE = 1 + MAX_INTEGER_DIGITS + 1
@@ -83,12 +83,15 @@ class ReplyParser implements Parser<Reply> {
   readonly #maxArray: number
   readonly #maxLine: number
   readonly #copyBulks: boolean
+  /** The smallest line-length limit of any type: complete lines up to it need no check. */
+  readonly #shortLine: number
 
   constructor(options: RespDecoderOptions = {}) {
     this.#maxBulk = options.maxBulkLength ?? DEFAULT_MAX_BULK
     this.#maxArray = options.maxArrayLength ?? DEFAULT_MAX_ARRAY
     this.#maxLine = options.maxLineLength ?? DEFAULT_MAX_BULK
     this.#copyBulks = options.copyBulks ?? false
+    this.#shortLine = Math.min(NUMBER_LINE, this.#maxLine + 2)
   }
 
   run(buf: Buffer, pos: number): Reply | NeedMore {
@@ -105,58 +108,53 @@ class ReplyParser implements Parser<Reply> {
       } else {
         if (pos >= length) return this.#stop(pos)
         const type = buf[pos]
-        if (type !== DOLLAR && type !== COLON && type !== PLUS && type !== STAR && type !== DASH) {
-          throw new RespProtocolError(`invalid reply type byte '${describeByte(type)}'`)
-        }
-        // The LF, by a short loop first: nearly every line is a few bytes (see indexOfLF).
-        let lf = pos + 1
-        const scanEnd = lf + 24 < length ? lf + 24 : length
-        while (lf < scanEnd && buf[lf] !== LF) lf++
-        if (lf === scanEnd) lf = scanEnd === length ? -1 : buf.indexOf(LF, scanEnd)
-        if (lf < 0) {
-          this.checkPartialLine(type, length - pos)
-          return this.#stop(pos)
-        }
-        if (lf - pos > NUMBER_LINE) this.checkPartialLine(type, lf - pos)
-        if (buf[lf - 1] !== CR) throw lineError(type)
-        const start = pos + 1
-        const end = lf - 1
-        pos = lf + 1
-        if (type === DOLLAR) {
-          const n = parseInteger(buf, start, end)
-          if (n === -1) value = null
-          else if (typeof n !== 'number' || n < 0 || n > this.#maxBulk) throw lineError(type)
-          else {
-            // The body too, when this chunk holds it: no second trip round the loop.
-            const bodyEnd = pos + n
-            if (length < bodyEnd + 2) {
-              this.bulk = n
-              return this.#stop(pos)
-            }
-            if (buf[bodyEnd] !== CR || buf[bodyEnd + 1] !== LF) throw missingBulkCRLF()
-            value = this.#bulkValue(buf, pos, bodyEnd)
-            pos = bodyEnd + 2
-          }
-        } else if (type === COLON) {
-          const n = parseInteger(buf, start, end)
-          if (n === undefined) throw lineError(type)
-          value = n
-        } else if (type === PLUS) {
-          value = status(buf, start, end)
-        } else if (type === STAR) {
-          const n = parseInteger(buf, start, end)
-          if (n === -1) value = NULL_ARRAY
-          else if (typeof n !== 'number' || n < 0 || n > this.#maxArray) throw lineError(type)
-          else if (n > 0) {
-            this.#stack.push({ items: n <= PREALLOCATE ? new Array<Reply>(n) : [], size: n, filled: 0 })
-            continue
-          } else value = []
+        if (type === PLUS || type === DASH) {
+          const lf = this.#findLine(buf, pos, type)
+          if (lf < 0) return this.#stop(pos)
+          value = type === PLUS ? status(buf, pos + 1, lf - 1) : new ReplyError(buf.toString('utf8', pos + 1, lf - 1))
+          pos = lf + 1
         } else {
-          value = new ReplyError(buf.toString('utf8', start, end))
+          if (type !== DOLLAR && type !== COLON && type !== STAR) {
+            throw new RespProtocolError(`invalid reply type byte '${describeByte(type)}'`)
+          }
+          // Nearly every number line is short and whole: read it in one pass; anything else
+          // (split, long, malformed) takes the general path, which also words the errors.
+          let n: number | bigint | undefined = quickInteger(buf, pos + 1, length)
+          if (quickEnd >= 0) pos = quickEnd
+          else {
+            const lf = this.#findLine(buf, pos, type)
+            if (lf < 0) return this.#stop(pos)
+            n = parseInteger(buf, pos + 1, lf - 1)
+            pos = lf + 1
+          }
+          if (type === DOLLAR) {
+            if (n === -1) value = null
+            else if (typeof n !== 'number' || n < 0 || n > this.#maxBulk) throw lineError(type)
+            else {
+              // The body too, when this chunk holds it: no second trip round the loop.
+              const bodyEnd = pos + n
+              if (length < bodyEnd + 2) {
+                this.bulk = n
+                return this.#stop(pos)
+              }
+              if (buf[bodyEnd] !== CR || buf[bodyEnd + 1] !== LF) throw missingBulkCRLF()
+              value = this.#bulkValue(buf, pos, bodyEnd)
+              pos = bodyEnd + 2
+            }
+          } else if (type === COLON) {
+            if (n === undefined) throw lineError(type)
+            value = n
+          } else {
+            if (n === -1) value = NULL_ARRAY
+            else if (typeof n !== 'number' || n < 0 || n > this.#maxArray) throw lineError(type)
+            else if (n > 0) {
+              this.#stack.push({ items: n <= PREALLOCATE ? new Array<Reply>(n) : [], size: n, filled: 0 })
+              continue
+            } else value = []
+          }
         }
       }
-      const stack = this.#stack
-      if (stack.length === 0) {
+      if (this.#stack.length === 0) {
         this.pos = pos
         return value
       }
@@ -166,6 +164,26 @@ class ReplyParser implements Parser<Reply> {
         return done
       }
     }
+  }
+
+  /**
+   * The LF ending the line that starts at `pos` (its type byte), once the line passed the length
+   * and CR checks; -1 when `buf` ends first.
+   */
+  #findLine(buf: Buffer, pos: number, type: number): number {
+    const length = buf.length
+    // A short loop first: nearly every line is a few bytes (see indexOfLF).
+    let lf = pos + 1
+    const scanEnd = lf + 24 < length ? lf + 24 : length
+    while (lf < scanEnd && buf[lf] !== LF) lf++
+    if (lf === scanEnd) lf = scanEnd === length ? -1 : buf.indexOf(LF, scanEnd)
+    if (lf < 0) {
+      this.checkPartialLine(type, length - pos)
+      return -1
+    }
+    if (lf - pos > this.#shortLine) this.checkPartialLine(type, lf - pos)
+    if (buf[lf - 1] !== CR) throw lineError(type)
+    return lf
   }
 
   /**
@@ -216,6 +234,33 @@ function status(buf: Buffer, start: number, end: number): Status {
   if (text === 'PONG') return PONG
   if (text === 'QUEUED') return QUEUED
   return new Status(text)
+}
+
+/** Offset just past the line {@link quickInteger} read, or -1 when it read none. */
+let quickEnd = -1
+
+/**
+ * The common number line in one pass: an optional `-`, 1 to 15 digits without a leading zero
+ * (nor `-0`), then CRLF, all within `buf`. Returns the value and sets {@link quickEnd}; sets it
+ * to -1 for anything else, which the general path (`parseInteger`) then reads or refuses.
+ */
+function quickInteger(buf: Buffer, i: number, length: number): number {
+  quickEnd = -1
+  const negative = i < length && buf[i] === DASH
+  if (negative) i++
+  const first = i
+  const limit = first + 15 < length ? first + 15 : length
+  let n = 0
+  for (; i < limit; i++) {
+    const digit = buf[i] - ZERO
+    if (digit < 0 || digit > 9) break
+    n = n * 10 + digit
+  }
+  const digits = i - first
+  if (digits === 0 || i + 1 >= length || buf[i] !== CR || buf[i + 1] !== LF) return 0
+  if (buf[first] === ZERO && (digits > 1 || negative)) return 0
+  quickEnd = i + 2
+  return negative ? -n : n
 }
 
 function lineError(type: number): RespProtocolError {

@@ -162,7 +162,9 @@ export class ChunkStream<T> {
     this.#buffered -= count
     if (this.#buffered === 0) {
       // Everything read, the common case (one chunk holding whole replies): reset in O(1).
-      if (this.#chunks.length !== 0) this.#chunks = []
+      const chunks = this.#chunks
+      if (chunks.length === 1) chunks.pop()
+      else chunks.length = 0
       this.#head = 0
       return
     }

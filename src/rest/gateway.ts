@@ -60,6 +60,13 @@ export interface GatewayOptions extends LimitOptions {
    * request at once. Default 1000; 0 checks on every request.
    */
   readonly userTokenCheckInterval?: number
+  /**
+   * Run the read-only token's calls as this ACL user (create it with `provisionReadonlyUser`), so
+   * the backend enforces the read-only rules as well as the gateway, including inside scripts.
+   * Without it the read-only token's calls run as the executor's own user and the gateway's
+   * check is the only one: an `EVAL_RO` script may then call the powerful reads (KEYS, SCAN).
+   */
+  readonly readonlyUser?: { readonly user: string; readonly password: string }
   /** Options of the /monitor and /subscribe streams. */
   readonly sse?: SseOptions
   /** Cross-origin requests from browsers (off by default). */
@@ -303,7 +310,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     if (format instanceof RestError) return fail(format)
     const call = parseCall(method, target, request.body)
     if (call instanceof RestError) return fail(call)
-    const context: CallContext = contextOf(principal, request)
+    const context: CallContext = contextOf(principal, request, options.readonlyUser)
     const tokenId = principalId(principal)
     const usage = (endpoint: Endpoint, commands: number): void => limits.record(tokenId, endpoint, commands)
 
@@ -442,8 +449,9 @@ function responseFormat(headers: RestRequest['headers']): Format | RestError {
   return { encoding, resp2 }
 }
 
-function contextOf(principal: Principal, request: RestRequest): CallContext {
+function contextOf(principal: Principal, request: RestRequest, readonlyUser: GatewayOptions['readonlyUser']): CallContext {
   if (principal.kind === 'user') return { user: principal.user, password: principal.password, client: request.remoteAddress }
+  if (principal.kind === 'readonly' && readonlyUser !== undefined) return { user: readonlyUser.user, password: readonlyUser.password, client: request.remoteAddress }
   return request.remoteAddress === undefined ? {} : { client: request.remoteAddress }
 }
 

@@ -48,23 +48,82 @@ export interface QueueClientOptions {
   readonly token: string
   /** Retries of a request that could not reach the queue (network errors only). Default 4. */
   readonly retries?: number
-  /** The fetch to use. Default: global `fetch`. */
+  /**
+   * The fetch to use. Default: on Node, node:http/https with keep-alive connections (several
+   * times faster than `fetch` there); elsewhere the global `fetch`.
+   */
   readonly fetch?: typeof fetch
+}
+
+/** What the client needs from an HTTP stack. */
+interface Answer {
+  readonly status: number
+  readonly text: string
+}
+type Transport = (method: string, url: string, headers: Record<string, string>, body: string | undefined) => Promise<Answer>
+
+function fetchTransport(doFetch: typeof fetch): Transport {
+  return async (method, url, headers, body) => {
+    const response = await doFetch(url, { method, headers, body })
+    return { status: response.status, text: await response.text() }
+  }
+}
+
+let nodeTransportPromise: Promise<Transport> | undefined
+
+/** node:http(s) with keep-alive agents, loaded lazily so other runtimes never import it. */
+function nodeTransport(): Promise<Transport> {
+  nodeTransportPromise ??= (async () => {
+    const [http, https] = await Promise.all([import('node:http'), import('node:https')])
+    const agents = { http: new http.Agent({ keepAlive: true, maxSockets: 256 }), https: new https.Agent({ keepAlive: true, maxSockets: 256 }) }
+    return (method, url, headers, body) =>
+      new Promise<Answer>((resolve, reject) => {
+        const target = new URL(url)
+        const secure = target.protocol === 'https:'
+        const payload = body === undefined ? undefined : Buffer.from(body, 'utf8')
+        const request = (secure ? https : http).request(
+          target,
+          {
+            method,
+            agent: secure ? agents.https : agents.http,
+            headers: payload === undefined ? headers : { ...headers, 'content-length': String(payload.length) },
+          },
+          (response) => {
+            const chunks: Buffer[] = []
+            response.on('data', (chunk: Buffer) => chunks.push(chunk))
+            response.on('end', () => resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }))
+            response.on('error', reject)
+          },
+        )
+        request.on('error', reject)
+        request.end(payload)
+      })
+  })()
+  return nodeTransportPromise
+}
+
+function isNode(): boolean {
+  const proc = (globalThis as { process?: { versions?: { node?: string; bun?: string } } }).process
+  return typeof proc?.versions?.node === 'string' && proc.versions.bun === undefined && typeof (globalThis as { Deno?: unknown }).Deno === 'undefined'
 }
 
 /** A {@link QueueClient} over HTTP. @public */
 export function createQueueClient(options: QueueClientOptions): QueueClient {
   const base = (options.url ?? DEFAULT_QUEUE_URL).replace(/\/+$/, '')
-  const doFetch = options.fetch ?? fetch
   const retries = options.retries ?? 4
   const authorization = `Bearer ${options.token}`
+  const transport: Promise<Transport> = options.fetch
+    ? Promise.resolve(fetchTransport(options.fetch))
+    : isNode()
+      ? nodeTransport()
+      : Promise.resolve(fetchTransport((...args) => fetch(...args)))
 
-  async function request(method: string, path: string, body?: string, headers: Record<string, string> = {}): Promise<Response> {
+  async function request(method: string, path: string, body?: string, headers: Record<string, string> = {}): Promise<Answer> {
+    const send = await transport
     let lastError: unknown
     for (let attempt = 0; attempt <= retries; attempt++) {
       try {
-        const response = await doFetch(`${base}${path}`, { method, body, headers: { authorization, ...headers } })
-        return response
+        return await send(method, `${base}${path}`, { authorization, ...headers }, body)
       } catch (error) {
         lastError = error
         if (attempt < retries) await new Promise((resolve) => setTimeout(resolve, 50 * 2 ** attempt))
@@ -73,32 +132,28 @@ export function createQueueClient(options: QueueClientOptions): QueueClient {
     throw new QueueRequestError(`queue unreachable at ${base}: ${(lastError as Error)?.message ?? lastError}`, 0, '')
   }
 
-  async function fail(response: Response, what: string): Promise<never> {
-    const text = await response.text().catch(() => '')
-    throw new QueueRequestError(`${what} failed with status ${response.status}: ${text || response.statusText}`, response.status, text)
+  function fail(answer: Answer, what: string): never {
+    throw new QueueRequestError(`${what} failed with status ${answer.status}: ${answer.text}`, answer.status, answer.text)
   }
+  const ok = (answer: Answer) => answer.status >= 200 && answer.status < 300
 
   return {
     async batch(messages) {
-      const response = await request('POST', '/v2/batch', JSON.stringify(messages), { 'content-type': 'application/json' })
-      if (!response.ok) return fail(response, 'scheduling a message (POST /v2/batch)')
-      const parsed = (await response.json()) as BatchResult | BatchResult[]
+      const answer = await request('POST', '/v2/batch', JSON.stringify(messages), { 'content-type': 'application/json' })
+      if (!ok(answer)) fail(answer, 'scheduling a message (POST /v2/batch)')
+      const parsed = JSON.parse(answer.text) as BatchResult | BatchResult[]
       return Array.isArray(parsed) ? parsed : [parsed]
     },
     async deleteRun(workflowRunId, result, cancel) {
       const body = result === undefined ? undefined : JSON.stringify(result)
-      const response = await request('DELETE', `/v2/workflows/runs/${encodeURIComponent(workflowRunId)}?cancel=${cancel}`, body)
-      if (!response.ok) return fail(response, `ending run ${workflowRunId}`)
-      await response.arrayBuffer()
+      const answer = await request('DELETE', `/v2/workflows/runs/${encodeURIComponent(workflowRunId)}?cancel=${cancel}`, body)
+      if (!ok(answer)) fail(answer, `ending run ${workflowRunId}`)
     },
     async getRunSteps(workflowRunId) {
-      const response = await request('GET', `/v2/workflows/runs/${encodeURIComponent(workflowRunId)}`)
-      if (response.status === 404) {
-        await response.arrayBuffer()
-        return undefined
-      }
-      if (!response.ok) return fail(response, `fetching the steps of run ${workflowRunId}`)
-      return (await response.json()) as RawStep[]
+      const answer = await request('GET', `/v2/workflows/runs/${encodeURIComponent(workflowRunId)}`)
+      if (answer.status === 404) return undefined
+      if (!ok(answer)) fail(answer, `fetching the steps of run ${workflowRunId}`)
+      return JSON.parse(answer.text) as RawStep[]
     },
   }
 }

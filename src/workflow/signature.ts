@@ -4,7 +4,7 @@
  * the destination URL (`sub`) and the SHA-256 of the body (`body`, base64url). The endpoint
  * verifies against the current key, then the next one (key rotation). Built on node:crypto.
  */
-import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
+import { createHash, createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto'
 
 /** Claims of a queue signature. @public */
 export interface SignatureClaims {
@@ -73,7 +73,7 @@ export function signRequest(options: SignOptions): string {
     exp: now + (options.ttlSeconds ?? 300),
     nbf: now,
     iat: now,
-    jti: `jwt_${randomBytes(12).toString('base64url')}`,
+    jti: `jwt_${randomUUID().replaceAll('-', '')}`,
     body: bodyHash(options.body),
   }
   const payload = base64url(Buffer.from(JSON.stringify(claims)))

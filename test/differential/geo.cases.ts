@@ -108,6 +108,16 @@ export const geoCases: DiffCase[] = [
     ],
   },
   {
+    name: 'distances print by scaling by 10^4 and rounding (fixedpoint_d2string), not by %.4f',
+    commands: [
+      words('GEOADD g -175.68938702344894409 -26.52285455526888569 a -152.89999812841415405 -5.43469943982038473 b'),
+      words('GEODIST g a b ft'),
+      words('GEODIST g a b m'),
+      words('GEOSEARCH g FROMMEMBER b BYRADIUS 20000 km WITHDIST ASC'),
+      words('GEOSEARCH g FROMMEMBER b BYRADIUS 20000000 ft WITHDIST ASC'),
+    ],
+  },
+  {
     name: 'GEODIST checks the unit before the key, then arity',
     commands: [
       SICILY,
@@ -297,6 +307,19 @@ export const geoCases: DiffCase[] = [
       words('GEOSEARCH g FROMLONLAT 0 0 BYRADIUS 20000 km WITHDIST'),
       words('GEOSEARCH g FROMLONLAT 0 0 BYRADIUS 40000 km'),
       words('GEORADIUS g 0 85.05112878 6000 km ASC'),
+    ],
+  },
+  {
+    name: 'infinite, overflowing and zero radii and boxes',
+    commands: [
+      words('GEOADD g 13.361389 38.115556 Palermo 15.087269 37.502669 Catania -100 40 far 170 -80 south'),
+      words('GEOSEARCH g FROMLONLAT 0 0 BYRADIUS inf km WITHDIST'),
+      words('GEOSEARCH g FROMLONLAT 0 0 BYBOX inf inf km WITHDIST ASC'),
+      words('GEOSEARCH g FROMLONLAT 0 0 BYRADIUS 1e308 km ASC'),
+      words('GEOSEARCH g FROMLONLAT 0 0 BYBOX 1e308 10 km ASC'),
+      words('GEORADIUS g 0 0 -0 km'),
+      words('GEOSEARCH g FROMLONLAT 13.361389 38.115556 BYRADIUS 0 m WITHDIST'),
+      words('GEOSEARCH g FROMMEMBER Palermo BYBOX 1 1 m WITHDIST WITHHASH'),
     ],
   },
   {

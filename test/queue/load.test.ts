@@ -16,7 +16,8 @@ test(`${RUNS} concurrent runs of ${STEPS} steps complete through the local queue
   let allDone!: () => void
   const done = new Promise<void>((resolve) => (allDone = resolve))
   const queue = await startQueue({
-    concurrency: 256,
+    concurrency: 128,
+    deliveryTimeout: 30_000,
     backoff: () => 10,
     onEvent: (event) => {
       if (event.type === 'attempt' && event.outcome !== 'delivered') problems.push(`${event.outcome} ${event.status ?? ''} ${event.error ?? ''}`)

@@ -135,7 +135,12 @@ export class TrackedExecutor implements Executor {
 
   /** Resolves once no stream runs any more. */
   async idle(): Promise<void> {
-    while (this.active > 0) await once(this.settled, 'settled')
+    await this.atMost(0)
+  }
+
+  /** Resolves once at most `count` streams run. */
+  async atMost(count: number): Promise<void> {
+    while (this.active > count) await once(this.settled, 'settled')
   }
 
   /** Resolves once at least `count` streams run. */

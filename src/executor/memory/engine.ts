@@ -18,6 +18,11 @@ export interface EngineOptions {
   readonly clock?: () => number
   /** Interval of the active expiry cycle in ms; 0 turns it off (lazy expiry still applies). Default 100. */
   readonly activeExpiryInterval?: number
+  /**
+   * Longest a Lua script (EVAL, FCALL …) may run, in ms; a script still running then is stopped
+   * with an error and its effects so far stay. Default 5000, Redis's `busy-reply-threshold`.
+   */
+  readonly scriptTimeLimit?: number
 }
 
 /** A command that passed the queue-time checks: its handler and full name. */
@@ -78,6 +83,8 @@ export class Engine {
   readonly pubsub = new PubSub()
   /** ACL users and their rules (`acl.ts`); every command passes `acl.check` before it runs. */
   readonly acl = new Acl()
+  /** Time limit of Lua scripts in ms ({@link EngineOptions.scriptTimeLimit}). */
+  readonly scriptTimeLimit: number
   private readonly monitors = new Set<(line: string) => void>()
   private readonly expiryTimer: ReturnType<typeof setInterval> | undefined
   private nextSessionId = 1
@@ -86,6 +93,7 @@ export class Engine {
     const count = options.databases ?? 16
     this.databases = Array.from({ length: count }, (_, index) => new Database(index))
     this.clock = options.clock ?? Date.now
+    this.scriptTimeLimit = options.scriptTimeLimit ?? 5000
     this.config = defaultConfig(count)
     this.stats = {
       commandsProcessed: 0,

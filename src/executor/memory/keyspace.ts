@@ -5,6 +5,8 @@
  * fast and ASCII needs no conversion. Values of the other types are objects carrying a `type`.
  */
 
+import { MinHeap } from './min-heap.js'
+
 /** String encodings OBJECT ENCODING reports that cannot be read off the bytes alone. */
 export type StringEncodingOverride = 'raw' | 'embstr'
 
@@ -39,7 +41,7 @@ interface ExpiryEntry {
 export class Database {
   readonly data = new Map<string, Value>()
   readonly expires = new Map<string, number>()
-  private heap: ExpiryEntry[] = []
+  private readonly heap = new MinHeap<ExpiryEntry>()
   /**
    * Strings whose OBJECT ENCODING is not what their bytes imply: Redis turns a string modified in
    * place (APPEND, SETRANGE, SETBIT, BITFIELD) or built by BITOP into `raw`, and an INCRBYFLOAT
@@ -133,7 +135,7 @@ export class Database {
     this.data.clear()
     this.expires.clear()
     this.stringEncodings.clear()
-    this.heap = []
+    this.heap.clear()
   }
 
   /**
@@ -143,8 +145,8 @@ export class Database {
   expireDue(now: number, budget = Infinity): string[] {
     const removed: string[] = []
     const heap = this.heap
-    while (heap.length > 0 && heap[0].at < now && removed.length < budget) {
-      const entry = this.popDeadline()
+    let entry: ExpiryEntry | undefined
+    while (removed.length < budget && (entry = heap.popBefore(now)) !== undefined) {
       if (this.expires.get(entry.key) === entry.at) {
         this.remove(entry.key)
         this.expiredCount++
@@ -154,45 +156,15 @@ export class Database {
     return removed
   }
 
+  /** Adds the entry of a deadline already recorded in `expires`. */
   private pushDeadline(entry: ExpiryEntry): void {
     const heap = this.heap
-    // Rebuild when stale entries (TTL changed or key deleted) dominate, so the heap stays O(keys).
-    if (heap.length > 1024 && heap.length > 2 * this.expires.size) this.rebuildHeap()
+    if (heap.size > 1024 && heap.size > 2 * this.expires.size) {
+      // Stale entries (TTL changed or key deleted) dominate: rebuild from `expires`, which
+      // already holds `entry`, so the heap stays O(keys).
+      heap.rebuild([...this.expires].map(([key, at]) => ({ at, key })))
+      return
+    }
     heap.push(entry)
-    let i = heap.length - 1
-    while (i > 0) {
-      const parent = (i - 1) >> 1
-      if (heap[parent].at <= entry.at) break
-      heap[i] = heap[parent]
-      i = parent
-    }
-    heap[i] = entry
-  }
-
-  private popDeadline(): ExpiryEntry {
-    const heap = this.heap
-    const top = heap[0]
-    const last = heap.pop()!
-    if (heap.length > 0) {
-      let i = 0
-      for (;;) {
-        const left = 2 * i + 1
-        if (left >= heap.length) break
-        const right = left + 1
-        const child = right < heap.length && heap[right].at < heap[left].at ? right : left
-        if (heap[child].at >= last.at) break
-        heap[i] = heap[child]
-        i = child
-      }
-      heap[i] = last
-    }
-    return top
-  }
-
-  private rebuildHeap(): void {
-    this.heap = []
-    const entries = [...this.expires].map(([key, at]) => ({ at, key }))
-    entries.sort((a, b) => a.at - b.at)
-    this.heap = entries // a sorted array is a valid min-heap
   }
 }

@@ -236,7 +236,7 @@ function hscan(ctx: CommandContext, argv: readonly string[]): Out {
   const hash = readHash(ctx, argv[1])
   if (hash instanceof ReplyError) return hash
   if (hash === undefined) return EMPTY_SCAN
-  const options = parseScanOptions(argv, 3, true)
+  const options = parseScanOptions(argv, 3, 'novalues')
   if (options instanceof ReplyError) return options
   const { match, count, noValues } = options
   const out: string[] = []

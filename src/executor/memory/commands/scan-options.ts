@@ -4,8 +4,8 @@ import { NOT_INTEGER, SYNTAX } from '../errors.js'
 import { readInteger } from '../numbers.js'
 
 /**
- * Argument parsing shared by the per-key SCAN commands (HSCAN, SSCAN; ZSCAN has the same shape),
- * with Redis's rules from `parseScanCursorOrReply` and `scanGenericCommand` (db.c).
+ * Argument parsing shared by SCAN and the per-key SCAN commands (HSCAN, SSCAN, ZSCAN), with
+ * Redis's rules from `parseScanCursorOrReply` and `scanGenericCommand` (db.c).
  */
 
 export const INVALID_CURSOR = new ReplyError('ERR invalid cursor')
@@ -39,16 +39,22 @@ export interface ScanOptions {
   readonly count: number
   /** HSCAN NOVALUES (Redis 7.4): fields only. */
   readonly noValues: boolean
+  /** SCAN TYPE, lowercased, or null when there is none. */
+  readonly type: string | null
 }
 
+/** The option a scan takes besides MATCH and COUNT: HSCAN's NOVALUES, SCAN's TYPE, or none. */
+export type ScanExtraOption = 'novalues' | 'type' | false
+
 /**
- * MATCH / COUNT (and NOVALUES when `allowNoValues`) from `argv[from]` on. Options may repeat;
- * the last one wins. COUNT below 1 is a syntax error, as in Redis.
+ * MATCH / COUNT (and NOVALUES or TYPE when `extra` names it) from `argv[from]` on. Options may
+ * repeat; the last one wins. COUNT below 1 is a syntax error, as in Redis.
  */
-export function parseScanOptions(argv: readonly string[], from: number, allowNoValues: boolean): ScanOptions | ReplyError {
+export function parseScanOptions(argv: readonly string[], from: number, extra: ScanExtraOption): ScanOptions | ReplyError {
   let match: string | null = null
   let count = 10
   let noValues = false
+  let type: string | null = null
   for (let i = from; i < argv.length; i++) {
     const option = argv[i].toLowerCase()
     const hasValue = i + 1 < argv.length
@@ -60,11 +66,13 @@ export function parseScanOptions(argv: readonly string[], from: number, allowNoV
     } else if (option === 'match' && hasValue) {
       const pattern = argv[++i]
       match = pattern === '*' ? null : pattern
-    } else if (option === 'novalues' && allowNoValues) {
+    } else if (option === 'novalues' && extra === 'novalues') {
       noValues = true
+    } else if (option === 'type' && extra === 'type' && hasValue) {
+      type = argv[++i].toLowerCase()
     } else {
       return SYNTAX
     }
   }
-  return { match, count, noValues }
+  return { match, count, noValues, type }
 }

@@ -1,4 +1,9 @@
 import type { CommandTable } from '../command.js'
+import { evalCommands } from './scripting/eval.js'
+import { functionCommands } from './scripting/functions.js'
 
-/** scripting commands. */
-export const scriptingCommands: CommandTable = {}
+/**
+ * Scripting: EVAL and SCRIPT (`scripting/eval.ts`), FUNCTION and FCALL
+ * (`scripting/functions.ts`), run by Redis's Lua in WebAssembly (`../lua/`).
+ */
+export const scriptingCommands: CommandTable = { ...evalCommands, ...functionCommands }

@@ -8,6 +8,11 @@ import { fixedCos, fixedSin, fromFixed, toFixed } from './fixed.js'
  * reproducing its algorithm reproduces those cases too, which no correctly rounded (or fdlibm,
  * V8's `Math.sin`) implementation would.
  *
+ * On x86-64 CPUs with FMA (every one since 2013, the reference machine included) glibc runs a
+ * build of this code compiled with multiply-add contraction (`__sin_fma`); the `fma` calls below
+ * are where GCC fuses, found by comparing against glibc on 200,000 inputs. A Redis on a CPU
+ * without FMA, or on another architecture, may differ from both in the last bit.
+ *
  * Below 0.855469 the argument is split at the nearest multiple of 1/128: sin and cos of that
  * point come from a table (as double-doubles) and a short polynomial handles the rest. Larger
  * arguments are folded onto that range via π/2. The table is computed here (exact arithmetic,

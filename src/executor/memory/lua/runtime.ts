@@ -65,13 +65,23 @@ export function luaString(text: string): string {
   return out + '"'
 }
 
-/** The runtime chunk, evaluated once per VM. */
+/**
+ * Chunk name of the runtime (`loadstring(source, '=restis')`): its frames are told apart from the
+ * scripts' (`@user_script`, `@user_function`) when looking for the line of an error.
+ */
+export const RUNTIME_CHUNK_NAME = 'restis'
+
+/** Evaluated by the package (as `@user_script`): compiles and runs the runtime, passed as ARGV[1]. */
+export const BOOT_CHUNK = `local runtime, e = loadstring(ARGV[1], '=${RUNTIME_CHUNK_NAME}') if not runtime then return {err = e} end return runtime()`
+
+/** The runtime chunk, compiled once per VM. */
 export function runtimeSource(constants: RuntimeConstants): string {
   return `
 local MARK, KEY = ${luaString(constants.marker)}, ${luaString(constants.key)}
 local TIMEOUT_ERROR, RESP3_ERROR = ${luaString(constants.timeoutError)}, ${luaString(constants.resp3Error)}
 local FUEL_MESSAGE = 'Script killed by fuel limit'
 local MAX_DEPTH = ${MAX_REPLY_DEPTH}
+local RUNTIME = ${luaString(RUNTIME_CHUNK_NAME)}
 local rawcall, rawsha1 = redis.pcall, redis.sha1hex
 local type, tostring, tonumber, select, next, rawget, rawset = type, tostring, tonumber, select, next, rawget, rawset
 local setmetatable, getmetatable, error, pcall, xpcall, unpack, loadstring = setmetatable, getmetatable, error, pcall, xpcall, unpack, loadstring
@@ -82,11 +92,13 @@ local function control(...) return rawcall(MARK, ...) end
 local function lock(t) control('lock', tostring(t)) return t end
 local function unlock(t) control('unlock', tostring(t)) return t end
 
--- "file:line" of the frame n levels above the caller of where (0 = that caller), or nil for a C
--- frame: error('', level) prefixes luaL_where's "short_src:line: ".
+-- "file, line" of the frame n levels above the caller of where (0 = that caller), or nil for a C
+-- frame or this runtime's own code: error('', level) prefixes luaL_where's "short_src:line: ".
 local function where(n)
   local _, at = pcall(error, '', n + 3)
-  return match(at, '^(.*):(%d+): $')
+  local src, line = match(at, '^(.*):(%d+): $')
+  if src == RUNTIME then return nil end
+  return src, line
 end
 
 -- Errors the API raises, with the line of the script code that called the API function.
@@ -272,6 +284,20 @@ end
 local EVAL_API = runtimeApi(true)
 local FUNCTION_API = runtimeApi(false)
 
+-- Error and status texts as Redis writes them (C strings: cut at NUL; an error's trailing newlines
+-- trimmed; CR and LF inside become spaces, so that the reply stays one line).
+local function cstring(text)
+  local nul = find(text, '\\0', 1, true)
+  if nul then return sub(text, 1, nul - 1) end
+  return text
+end
+local function errorText(text)
+  return (gsub(gsub(cstring(text), '[\\r\\n]+$', ''), '[\\r\\n]', ' '))
+end
+local function statusText(text)
+  return (gsub(cstring(text), '[\\r\\n]', ' '))
+end
+
 -- Converts a script's result with Redis's rules (luaReplyToRedisReply) into plain values the
 -- package encodes: no metatables are consulted, RESP3 tables become their RESP2 form.
 local function double(d)
@@ -279,15 +305,21 @@ local function double(d)
   if d == -huge then return '-inf' end
   return format('%.17g', d)
 end
+local INT64_MIN = -9223372036854775808
 local function toReply(v, depth)
   local t = type(v)
-  if t == 'string' or t == 'number' or t == 'boolean' then return v end
+  if t == 'number' then
+    -- (long long) of a double on x86-64 (cvttsd2si): NaN and values out of range give INT64_MIN.
+    if v ~= v or v >= 9223372036854775808 or v < INT64_MIN then return INT64_MIN end
+    return v
+  end
+  if t == 'string' or t == 'boolean' then return v end
   if t ~= 'table' then return false end
   if depth > MAX_DEPTH then return {err = 'ERR reached lua stack limit'} end
   local f = rawget(v, 'err')
-  if type(f) == 'string' then return {err = f} end
+  if type(f) == 'string' then return {err = errorText(f)} end
   f = rawget(v, 'ok')
-  if type(f) == 'string' then return {ok = f} end
+  if type(f) == 'string' then return {ok = statusText(f)} end
   f = rawget(v, 'double')
   if type(f) == 'number' then return double(f) end
   f = rawget(v, 'big_number')
@@ -358,8 +390,9 @@ local function failed(name, result)
   local message, src, line = f[1], f[2], f[3]
   if message == nil then message = 'ERR unknown error'
   elseif find(message, FUEL_MESSAGE, 1, true) then message = TIMEOUT_ERROR end
+  message = cstring(message)
   if src and line then message = message .. ' script: ' .. name .. ', on @' .. src .. ':' .. line .. '.' end
-  return {err = message}
+  return {err = errorText(message)}
 end
 
 local D = {}

@@ -8,8 +8,8 @@ import { createHash, randomBytes } from 'node:crypto'
 import { ReplyError } from '../../../reply.js'
 import type { Out } from '../command.js'
 import { decodeArgs, decodeReply, encodeReply, ScriptFailure, type Decoded } from './abi.js'
-import { luaString, runtimeSource, type RuntimeConstants } from './runtime.js'
-import { LuaVmDead, LuaWasm } from './wasm.js'
+import { BOOT_CHUNK, luaString, runtimeSource, type RuntimeConstants } from './runtime.js'
+import { LuaOutOfMemory, LuaVmDead, LuaWasm } from './wasm.js'
 
 export { LuaVmDead }
 
@@ -61,7 +61,7 @@ export class ScriptVm {
       log: () => {},
       sha1hex: (data) => createHash('sha1').update(data).digest('hex'),
     })
-    const installed = this.evaluate(runtimeSource({ ...texts, marker: this.marker, key }), [], 0, SETUP_LIMIT_MS)
+    const installed = this.evaluate(BOOT_CHUNK, [runtimeSource({ ...texts, marker: this.marker, key })], 0, SETUP_LIMIT_MS)
     if (installed !== 1) {
       throw new LuaVmDead(`the scripting runtime did not install: ${installed instanceof ReplyError ? installed.message : String(installed)}`)
     }
@@ -161,7 +161,12 @@ export class ScriptVm {
   }
 
   private evaluate(chunk: string, args: readonly string[], keys: number, limitMs: number): Decoded {
-    return decodeReply(this.wasm.evaluate(chunk, args, keys, limitMs))
+    try {
+      return decodeReply(this.wasm.evaluate(chunk, args, keys, limitMs))
+    } catch (error) {
+      if (error instanceof LuaOutOfMemory) return new ReplyError(`ERR ${error.message}`)
+      throw error
+    }
   }
 
   /** `redis.pcall` of the package: a control request of the runtime, or a script's command. */

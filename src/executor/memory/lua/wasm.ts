@@ -36,6 +36,11 @@ export interface LuaHost {
   sha1hex(data: Uint8Array): string
 }
 
+/** Thrown when a script's text or arguments do not fit in the VM's memory (nothing ran). */
+export class LuaOutOfMemory extends Error {
+  override readonly name = 'LuaOutOfMemory'
+}
+
 /**
  * Thrown when the WebAssembly instance stopped for good: Lua panicked (an error outside any
  * protected call) or the C runtime aborted. The instance must be replaced.
@@ -124,12 +129,17 @@ export class LuaWasm {
       const budget = Math.min(Math.max(1000, limitMs * FALLBACK_INSTRUCTIONS_PER_MS), 0xffffffff)
       this.exports.set_limits(budget >>> 0, 0, 0)
     }
-    this.deadline = monotonic.now() + limitMs
     const encodedArgs = encodeArgArray(args)
     const scriptPtr = this.write(chunk)
     const argsPtr = this.exports.alloc(encodedArgs.length)
-    this.bytes().set(encodedArgs, argsPtr)
     const retPtr = this.exports.alloc(8)
+    if (scriptPtr === 0 || argsPtr === 0 || retPtr === 0) {
+      for (const ptr of [scriptPtr, argsPtr, retPtr]) if (ptr !== 0) this.exports.free_mem(ptr)
+      throw new LuaOutOfMemory('the script and its arguments do not fit in the Lua VM memory')
+    }
+    this.bytes().set(encodedArgs, argsPtr)
+    this.deadline = monotonic.now() + limitMs
+    let dead = false
     try {
       this.exports.eval_with_args(retPtr, scriptPtr, chunk.length, argsPtr, encodedArgs.length, keys)
       const view = this.dataView()
@@ -139,12 +149,16 @@ export class LuaWasm {
       if (ptr !== 0) this.exports.free_mem(ptr)
       return reply
     } catch (error) {
+      dead = true
       throw this.died(error)
     } finally {
       this.deadline = Infinity
-      this.exports.free_mem(scriptPtr)
-      this.exports.free_mem(argsPtr)
-      this.exports.free_mem(retPtr)
+      // A dead instance is dropped whole; its allocator may be in any state.
+      if (!dead) {
+        this.exports.free_mem(scriptPtr)
+        this.exports.free_mem(argsPtr)
+        this.exports.free_mem(retPtr)
+      }
     }
   }
 
@@ -163,9 +177,10 @@ export class LuaWasm {
     view.setInt32(address + 8, readonly ? 1 : 0, true)
   }
 
-  /** Copies a binary string into freshly allocated VM memory; the caller frees it. */
+  /** Copies a binary string into freshly allocated VM memory (0 when it does not fit); the caller frees it. */
   private write(text: string): number {
     const ptr = this.exports.alloc(Math.max(1, text.length))
+    if (ptr === 0) return 0
     const heap = this.bytes()
     for (let i = 0; i < text.length; i++) heap[ptr + i] = text.charCodeAt(i)
     return ptr
@@ -196,9 +211,18 @@ export class LuaWasm {
     return new LuaVmDead(detail)
   }
 
-  /** A pointer/length pair, returned through the `retPtr` the C side passes first (sret ABI). */
+  /**
+   * A pointer/length pair, returned through the `retPtr` the C side passes first (sret ABI).
+   * When the data does not fit, a null pair: the package then raises a Lua error in the script.
+   */
   private returnBytes(retPtr: number, data: Uint8Array): void {
     const ptr = this.exports.alloc(Math.max(1, data.length))
+    if (ptr === 0) {
+      const view = this.dataView()
+      view.setUint32(retPtr, 0, true)
+      view.setUint32(retPtr + 4, 0, true)
+      return
+    }
     this.bytes().set(data, ptr)
     const view = this.dataView()
     view.setUint32(retPtr, ptr, true)

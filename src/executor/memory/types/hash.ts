@@ -1,4 +1,5 @@
 import type { Database, TypedValue } from '../keyspace.js'
+import { MinHeap } from '../min-heap.js'
 import { OrderedTable } from './ordered-table.js'
 
 /** The encoding limits Redis checks on every hash write (CONFIG `hash-max-listpack-*`). */
@@ -43,7 +44,7 @@ export class HashValue implements TypedValue {
   private deadlineStamps: Map<string, number> | undefined
   private stampCounter = 0
   /** Min-heap of deadlines; an entry counts only while it matches `deadlines`. */
-  private heap: Deadline[] = []
+  private readonly heap = new MinHeap<Deadline>()
   /** The earliest deadline this hash is registered under in its database's active-expiry index. */
   registeredDeadline = Infinity
 
@@ -129,18 +130,21 @@ export class HashValue implements TypedValue {
   /** The earliest deadline of any field, or undefined. Drops stale heap entries on the way. */
   nextDeadline(): number | undefined {
     const heap = this.heap
-    while (heap.length > 0 && this.deadlines?.get(heap[0].field) !== heap[0].at) this.popDeadline()
-    return heap.length > 0 ? heap[0].at : undefined
+    let top = heap.peek()
+    while (top !== undefined && this.deadlines?.get(top.field) !== top.at) {
+      heap.pop()
+      top = heap.peek()
+    }
+    return top?.at
   }
 
   /** Deletes every field whose deadline is before `now` (a field lives through its deadline millisecond, as in Redis); returns how many. */
   removeExpired(now: number): number {
-    if (this.heap.length === 0 || this.heap[0].at >= now) return 0
     let removed = 0
-    while (this.heap.length > 0 && this.heap[0].at < now) {
-      const { at, field } = this.popDeadline()
-      if (this.deadlines?.get(field) === at) {
-        this.delete(field)
+    let entry: Deadline | undefined
+    while ((entry = this.heap.popBefore(now)) !== undefined) {
+      if (this.deadlines?.get(entry.field) === entry.at) {
+        this.delete(entry.field)
         removed++
       }
     }
@@ -216,17 +220,13 @@ export class HashValue implements TypedValue {
   /** Adds the entry of a deadline already recorded in `deadlines`. */
   private pushDeadline(entry: Deadline): void {
     const deadlines = this.deadlines!
-    if (this.heap.length > 64 && this.heap.length > 2 * deadlines.size) {
+    if (this.heap.size > 64 && this.heap.size > 2 * deadlines.size) {
       // Stale entries (changed or removed TTLs) dominate: rebuild from `deadlines`, which already
-      // holds `entry`. A sorted array is a valid min-heap.
-      this.heap = [...deadlines].map(([field, at]) => ({ at, field })).sort((a, b) => a.at - b.at)
+      // holds `entry`.
+      this.heap.rebuild([...deadlines].map(([field, at]) => ({ at, field })))
       return
     }
-    siftUp(this.heap, entry)
-  }
-
-  private popDeadline(): Deadline {
-    return popMin(this.heap)
+    this.heap.push(entry)
   }
 }
 
@@ -251,7 +251,7 @@ interface VolatileHash {
 
 /** Per database, a min-heap of hashes by their earliest field deadline. */
 interface VolatileIndex {
-  heap: VolatileHash[]
+  readonly heap: MinHeap<VolatileHash>
   /** Heap size that triggers dropping entries of deleted or replaced hashes. */
   pruneAt: number
 }
@@ -267,9 +267,9 @@ export function trackFieldDeadline(db: Database, key: string, hash: HashValue, a
   if (at >= hash.registeredDeadline) return
   hash.registeredDeadline = at
   let index = volatileIndexes.get(db)
-  if (index === undefined) volatileIndexes.set(db, (index = { heap: [], pruneAt: MIN_PRUNE_SIZE }))
-  siftUp(index.heap, { at, key, hash })
-  if (index.heap.length >= index.pruneAt) prune(db, index)
+  if (index === undefined) volatileIndexes.set(db, (index = { heap: new MinHeap(), pruneAt: MIN_PRUNE_SIZE }))
+  index.heap.push({ at, key, hash })
+  if (index.heap.size >= index.pruneAt) prune(db, index)
 }
 
 /**
@@ -284,9 +284,9 @@ function prune(db: Database, index: VolatileIndex): void {
     if (known === undefined || entry.at < known.at) earliest.set(entry.hash, entry)
   }
   for (const entry of index.heap) if (!earliest.has(entry.hash)) entry.hash.registeredDeadline = Infinity
-  index.heap = [...earliest.values()].sort((a, b) => a.at - b.at)
+  index.heap.rebuild([...earliest.values()])
   for (const entry of index.heap) entry.hash.registeredDeadline = entry.at
-  index.pruneAt = Math.max(MIN_PRUNE_SIZE, 2 * index.heap.length)
+  index.pruneAt = Math.max(MIN_PRUNE_SIZE, 2 * index.heap.size)
 }
 
 /**
@@ -311,9 +311,10 @@ export function expireHashFields(db: Database, now: number): number {
   const index = volatileIndexes.get(db)
   if (index === undefined) return 0
   let removed = 0
-  // `index.heap` is re-read each round: re-registering a hash may prune it into a new array.
-  while (index.heap.length > 0 && index.heap[0].at < now) {
-    const { key, hash } = popMin(index.heap)
+  // Re-registering a hash below may push to the heap or prune (rebuild) it: each round pops afresh.
+  let entry: VolatileHash | undefined
+  while ((entry = index.heap.popBefore(now)) !== undefined) {
+    const { key, hash } = entry
     hash.registeredDeadline = Infinity
     if (db.data.get(key) !== hash) continue
     removed += hash.removeExpired(now)
@@ -323,37 +324,6 @@ export function expireHashFields(db: Database, now: number): number {
       if (next !== undefined) trackFieldDeadline(db, key, hash, next)
     }
   }
-  if (index.heap.length === 0) volatileIndexes.delete(db)
+  if (index.heap.size === 0) volatileIndexes.delete(db)
   return removed
-}
-
-function siftUp<T extends { readonly at: number }>(heap: T[], entry: T): void {
-  heap.push(entry)
-  let i = heap.length - 1
-  while (i > 0) {
-    const parent = (i - 1) >> 1
-    if (heap[parent].at <= entry.at) break
-    heap[i] = heap[parent]
-    i = parent
-  }
-  heap[i] = entry
-}
-
-function popMin<T extends { readonly at: number }>(heap: T[]): T {
-  const top = heap[0]
-  const last = heap.pop()!
-  if (heap.length > 0) {
-    let i = 0
-    for (;;) {
-      const left = 2 * i + 1
-      if (left >= heap.length) break
-      const right = left + 1
-      const child = right < heap.length && heap[right].at < heap[left].at ? right : left
-      if (heap[child].at >= last.at) break
-      heap[i] = heap[child]
-      i = child
-    }
-    heap[i] = last
-  }
-  return top
 }

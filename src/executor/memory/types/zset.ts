@@ -86,9 +86,11 @@ export class ZSetValue implements TypedValue {
     this.insertEntry(member, this.encodingName === 'listpack' ? score + 0 : score)
   }
 
-  /** Gives a member of the set a new score (which the caller checked is different). */
-  move(member: string, score: number): void {
-    const current = this.scores.get(member)!
+  /**
+   * Gives a member of the set a new score (which the caller checked is different); `current` is
+   * its score now, when the caller has it at hand.
+   */
+  move(member: string, score: number, current = this.scores.get(member)!): void {
     this.tree.delete(current, member)
     this.insertEntry(member, this.encodingName === 'listpack' ? score + 0 : score)
   }

@@ -200,7 +200,7 @@ describe('JSON.STRAPPEND / JSON.STRLEN (json_str_append, json_str_len)', () => {
     const { run } = withDocument('"ab"')
     expect(run('JSON.STRAPPEND', 'doc', '"cd"')).toBe(4)
     expect(run('JSON.STRAPPEND', 'doc', '$', '5')).toEqual(error('WRONGTYPE wrong type of path value - expected string but found 5'))
-    expect(run('JSON.STRAPPEND', 'doc', '$', 'cd')).toEqual(error('expected value at line 1 column 1'))
+    expect(run('JSON.STRAPPEND', 'doc', '$', 'cd')).toEqual(error('ERR expected value at line 1 column 1'))
     expect(run('JSON.STRLEN', 'doc')).toBe(4)
     expect(run('JSON.STRAPPEND', 'missing', '"x"')).toEqual(NO_KEY)
   })
@@ -264,7 +264,7 @@ describe('JSON.ARRINDEX (json_arr_index, normalize_arr_indices)', () => {
     expect(run('JSON.ARRINDEX', 'missing', '.zz', '1')).toEqual(error("ERR Path '.zz' does not exist"))
     expect(run('JSON.ARRINDEX', 'doc', '$.a', '1', 'x')).toEqual(error("Couldn't parse as integer"))
     expect(run('JSON.ARRINDEX', 'doc', '$.a', '1', '0', '0', '0')).toEqual(ARITY('json.arrindex'))
-    expect(run('JSON.ARRINDEX', 'doc', '$.a', 'x')).toEqual(error('expected value at line 1 column 1'))
+    expect(run('JSON.ARRINDEX', 'doc', '$.a', 'x')).toEqual(error('ERR expected value at line 1 column 1'))
   })
 })
 

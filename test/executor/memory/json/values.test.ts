@@ -74,9 +74,9 @@ describe('numbers (serde_json reading, ryu writing)', () => {
     const { run } = engine()
     run('JSON.SET', 'n', '$', '{"a":1,"s":"x"}')
     expect(run('JSON.NUMINCRBY', 'n', '$.a', '"2"')).toEqual(error('bad input number'))
-    expect(run('JSON.NUMINCRBY', 'n', '$.a', 'abc')).toEqual(error('expected value at line 1 column 1'))
+    expect(run('JSON.NUMINCRBY', 'n', '$.a', 'abc')).toEqual(error('ERR expected value at line 1 column 1'))
     expect(run('JSON.NUMINCRBY', 'n', '$.s', 'abc')).toBe('[null]')
-    expect(run('JSON.NUMINCRBY', 'n', '$.a', '+1')).toEqual(error('expected value at line 1 column 1'))
+    expect(run('JSON.NUMINCRBY', 'n', '$.a', '+1')).toEqual(error('ERR expected value at line 1 column 1'))
   })
 
   test('filters compare numbers exactly across integer and float', () => {
@@ -86,6 +86,24 @@ describe('numbers (serde_json reading, ryu writing)', () => {
     expect(run('JSON.GET', 'n', '$[?(@ == 1)]')).toBe('[1,1.0]')
     // JSON.ARRINDEX compares with types: 1 is not 1.0.
     expect(run('JSON.ARRINDEX', 'n', '$', '1.0')).toEqual([3])
+  })
+})
+
+describe('JSON.RESP floats: Redis 7.0 addReplyDouble, %.17g (edge cases of our own)', () => {
+  test.each([
+    ['64.99', '64.989999999999995'],
+    ['1.0', '1'],
+    ['0.1', '0.10000000000000001'],
+    ['1e-7', '9.9999999999999995e-08'],
+    ['1e20', '1e+20'],
+    ['-2.5', '-2.5'],
+    ['-0.0', '-0'],
+    // An exact tie at the 17th digit rounds to even, as C's printf does.
+    ['405439205484246.625', '405439205484246.62'],
+  ])('%s is sent as %s', (text, reply) => {
+    const { run } = engine()
+    run('JSON.SET', 'f', '$', text)
+    expect(run('JSON.RESP', 'f')).toBe(reply)
   })
 })
 
@@ -146,6 +164,17 @@ describe('JSON text errors (serde_json messages, sent without ERR)', () => {
   ])('%j: %s', (text, message) => {
     const { run } = engine()
     expect(run('JSON.SET', 'doc', '$', text)).toEqual(error(message))
+  })
+
+  test('operands parsed straight into a RedisError carry ERR (https://redis.io/docs/latest/develop/reference/errors/all/json/)', () => {
+    const { run } = engine()
+    run('JSON.SET', 'doc', '$', '{"n":1,"s":"x","a":[]}')
+    expect(run('JSON.SET', 'doc', '$.n', 'x')).toEqual(error('expected value at line 1 column 1'))
+    expect(run('JSON.ARRAPPEND', 'doc', '$.a', 'x')).toEqual(error('expected value at line 1 column 1'))
+    expect(run('JSON.NUMINCRBY', 'doc', '$.n', 'x')).toEqual(error('ERR expected value at line 1 column 1'))
+    expect(run('JSON.NUMMULTBY', 'doc', '$.n', '[')).toEqual(error('ERR EOF while parsing a list at line 1 column 1'))
+    expect(run('JSON.STRAPPEND', 'doc', '$.s', 'x')).toEqual(error('ERR expected value at line 1 column 1'))
+    expect(run('JSON.ARRINDEX', 'doc', '$.a', 'x')).toEqual(error('ERR expected value at line 1 column 1'))
   })
 
   test('nesting is limited to 127 levels (serde_json recursion limit)', () => {

@@ -1,10 +1,9 @@
+import { ReplyError } from '../../../../reply.js'
 import type { CommandContext, CommandTable, Out } from '../../command.js'
-import { NOT_INTEGER, SYNTAX } from '../../errors.js'
 import { compileGlob, type GlobMatcher } from '../../glob.js'
 import { typeOf, type Database } from '../../keyspace.js'
-import { readInteger } from '../../numbers.js'
 import { CursorTable } from '../../scan-cursor.js'
-import { INVALID_CURSOR, parseScanCursor } from '../scan-options.js'
+import { INVALID_CURSOR, parseScanCursor, parseScanOptions } from '../scan-options.js'
 
 /**
  * Walking the keyspace: KEYS, SCAN, RANDOMKEY. None of them ever returns a key whose TTL has
@@ -50,26 +49,10 @@ function cursorsOf(db: Database): CursorTable<string> {
 function scan(ctx: CommandContext, argv: readonly string[]): Out {
   const cursor = parseScanCursor(argv[1])
   if (cursor === null) return INVALID_CURSOR
-  let count = 10
-  let matches: GlobMatcher | null = null
-  let typeName: string | null = null
-  for (let i = 2; i < argv.length; i++) {
-    const option = argv[i].toLowerCase()
-    const hasValue = i + 1 < argv.length
-    if (option === 'count' && hasValue) {
-      const value = readInteger(argv[++i])
-      if (value === null) return NOT_INTEGER
-      if (value < 1) return SYNTAX
-      count = value
-    } else if (option === 'match' && hasValue) {
-      const pattern = argv[++i]
-      matches = pattern === '*' ? null : compileGlob(pattern)
-    } else if (option === 'type' && hasValue) {
-      typeName = argv[++i].toLowerCase()
-    } else {
-      return SYNTAX
-    }
-  }
+  const options = parseScanOptions(argv, 2, 'type')
+  if (options instanceof ReplyError) return options
+  const { count, type: typeName } = options
+  const matches: GlobMatcher | null = options.match === null ? null : compileGlob(options.match)
   const db = ctx.db
   const step = cursorsOf(db).step(cursor, count, () => db.data.keys())
   const found: string[] = []

@@ -21,6 +21,11 @@ export const NOT_UTF8 = new ReplyError("Couldn't parse as UTF-8 string")
 /** redis-module-rs `RedisString::parse_integer`. */
 export const NOT_AN_INTEGER = new ReplyError("Couldn't parse as integer")
 export const NEW_OBJECTS_AT_ROOT = new ReplyError('ERR new objects must be created at the root')
+/** `err_msg_json_path_doesnt_exist()`: a location that vanished while the command ran. */
+export const PATH_VANISHED = new ReplyError('ERR Path does not exist')
+/** JSON.GET / JSON.ARRPOP `FORMAT`: RESP3 only. */
+export const FORMAT_NOT_ON_RESP2 = new ReplyError('ERR FORMAT argument is not supported on RESP2')
+export const WRONG_REPLY_FORMAT = new ReplyError('ERR wrong reply format')
 
 /** `ERR Path '<path>' does not exist` */
 export function pathDoesNotExist(path: string): ReplyError {
@@ -35,6 +40,16 @@ export function pathDoesNotExistOr(path: string, reason: string): ReplyError {
 /** `WRONGTYPE wrong type of path value - expected <expected> but found <found>` */
 export function wrongPathType(expected: string, found: string): ReplyError {
   return new ReplyError(`WRONGTYPE wrong type of path value - expected ${expected} but found ${found}`)
+}
+
+/**
+ * A JSON parse error raised straight into a `RedisError` (redis-module-rs's blanket
+ * `From<std::error::Error>` writes `ERR {e}`): the operands of NUMINCRBY / NUMMULTBY, STRAPPEND
+ * and ARRINDEX. Values parsed by RedisJSON's own manager (SET, MSET, MERGE, ARRAPPEND,
+ * ARRINSERT) keep serde_json's bare text.
+ */
+export function operandParseError(error: ReplyError): ReplyError {
+  return new ReplyError(`ERR ${error.message}`)
 }
 
 /** The document at `key`: undefined when missing, an error for a key of another type. */

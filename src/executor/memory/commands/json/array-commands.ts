@@ -2,7 +2,16 @@ import { ReplyError } from '../../../../reply.js'
 import type { CommandContext, CommandTable, Out } from '../../command.js'
 import { wrongArity } from '../../errors.js'
 import { cloneJson, type JsonDocument, type JsonValue } from '../../types/json.js'
-import { integerArgument, locate, pathDoesNotExistOr, requireDocument, textArgument } from './access.js'
+import {
+  FORMAT_NOT_ON_RESP2,
+  PATH_VANISHED,
+  WRONG_REPLY_FORMAT,
+  integerArgument,
+  locate,
+  pathDoesNotExistOr,
+  requireDocument,
+  textArgument,
+} from './access.js'
 import type { Locations } from './evaluate.js'
 import { parseJson } from './parse.js'
 import { LEGACY_ROOT, pathArgument, type PathArgument } from './path.js'
@@ -17,9 +26,6 @@ import { isAscii, isValidUtf8 } from './utf8.js'
  */
 
 const INDEX_OUT_OF_BOUNDS = new ReplyError('ERR index out of bounds')
-const FORMAT_NOT_ON_RESP2 = new ReplyError('ERR FORMAT argument is not supported on RESP2')
-const WRONG_REPLY_FORMAT = new ReplyError('ERR wrong reply format')
-const PATH_VANISHED = new ReplyError('ERR Path does not exist')
 /** JSON.ARRPOP without a path pops the last element (`i64::MAX`, clamped). */
 const LAST = Number.MAX_SAFE_INTEGER
 

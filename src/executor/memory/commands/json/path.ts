@@ -26,7 +26,7 @@ export type Term =
   | { readonly kind: 'root'; readonly segments: readonly Segment[] }
   | { readonly kind: 'literal'; readonly value: JsonValue }
 
-/** `[?(…)]`: `&&` binds tighter than `||` (RedisJSON ≥ 2.4), `!` tightest. */
+/** `[?(…)]`: `&&` binds tighter than `||` (RedisJSON's evaluator, 2.x and later), `!` tightest. */
 export type Filter =
   | { readonly kind: 'or'; readonly operands: readonly Filter[] }
   | { readonly kind: 'and'; readonly operands: readonly Filter[] }

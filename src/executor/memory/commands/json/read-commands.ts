@@ -3,8 +3,11 @@ import type { CommandContext, CommandTable, Out } from '../../command.js'
 import { wrongArity } from '../../errors.js'
 import { JsonFloat, JsonObject, jsonEquals, jsonTypeName, type JsonValue } from '../../types/json.js'
 import {
+  FORMAT_NOT_ON_RESP2,
   NOT_UTF8,
+  WRONG_REPLY_FORMAT,
   integerArgument,
+  operandParseError,
   pathDoesNotExist,
   pathDoesNotExistOr,
   readDocument,
@@ -25,8 +28,6 @@ import { isAscii, isValidUtf8 } from './utf8.js'
  * wrong type); a legacy path answers for its first match and errors where JSONPath says nil.
  */
 
-const FORMAT_NOT_ON_RESP2 = new ReplyError('ERR FORMAT argument is not supported on RESP2')
-const WRONG_REPLY_FORMAT = new ReplyError('ERR wrong reply format')
 /** Longer arguments are paths without a look: the longest option is NOESCAPE. */
 const LONGEST_GET_OPTION = 8
 const REPLY_FORMATS = new Set(['STRING', 'STRINGS', 'EXPAND1', 'EXPAND'])
@@ -213,7 +214,7 @@ function jsonArrindex(ctx: CommandContext, argv: readonly string[]): Out {
   if (argv.length > 6) return wrongArity(ctx.name)
   const path = pathArgument(pathText)
   const needle = parseJson(valueText)
-  if (needle instanceof ReplyError) return needle
+  if (needle instanceof ReplyError) return operandParseError(needle)
   const document = readDocument(ctx, argv[1])
   if (document instanceof ReplyError) return document
   if (document === undefined) return pathDoesNotExist(path.original)

@@ -182,6 +182,28 @@ export function formatFloat(value: number): string {
 }
 
 const TRAILING_ZEROS = /0+$/
+const SIGNIFICANT = 17
+
+/**
+ * The exact decimal expansion of a finite, non-zero |value|: its digits and the decimal exponent
+ * of the first one. (JavaScript's `toExponential` rounds ties up; C's printf, which Redis uses,
+ * rounds the exact value half to even, so the digits must be exact.)
+ */
+function exactDecimal(value: number): { digits: string; exponent: number } {
+  const view = new DataView(new ArrayBuffer(8))
+  view.setFloat64(0, Math.abs(value))
+  const high = view.getUint32(0)
+  const biased = high >>> 20
+  const mantissa = (BigInt(high & 0xfffff) << 32n) | BigInt(view.getUint32(4))
+  const significand = biased === 0 ? mantissa : mantissa | (1n << 52n)
+  const power = (biased === 0 ? 1 : biased) - 1075
+  if (power >= 0) {
+    const digits = (significand << BigInt(power)).toString()
+    return { digits, exponent: digits.length - 1 }
+  }
+  const digits = (significand * 5n ** BigInt(-power)).toString()
+  return { digits, exponent: digits.length - 1 + power }
+}
 
 /**
  * A double as Redis 7.0 replies one in RESP2 (`addReplyDouble`: `%.17g`), used by JSON.RESP for
@@ -190,12 +212,23 @@ const TRAILING_ZEROS = /0+$/
 export function formatDouble17g(value: number): string {
   if (value === 0) return Object.is(value, -0) ? '-0' : '0'
   if (!Number.isFinite(value)) return value > 0 ? 'inf' : '-inf'
-  const text = Math.abs(value).toExponential(16)
-  const e = text.indexOf('e')
-  const digits = text.slice(0, e).replace('.', '')
-  const exponent = Number(text.slice(e + 1))
+  let { digits, exponent } = exactDecimal(value)
+  if (digits.length > SIGNIFICANT) {
+    const rest = digits.slice(SIGNIFICANT).replace(TRAILING_ZEROS, '')
+    let head = digits.slice(0, SIGNIFICANT)
+    const up = rest > '5' || (rest === '5' && (head.charCodeAt(SIGNIFICANT - 1) & 1) === 1)
+    if (up) {
+      head = (BigInt(head) + 1n).toString()
+      if (head.length > SIGNIFICANT) {
+        head = head.slice(0, SIGNIFICANT)
+        exponent++
+      }
+    }
+    digits = head
+  }
+  digits = digits.padEnd(SIGNIFICANT, '0')
   const sign = value < 0 ? '-' : ''
-  if (exponent < -4 || exponent >= 17) {
+  if (exponent < -4 || exponent >= SIGNIFICANT) {
     const fraction = digits.slice(1).replace(TRAILING_ZEROS, '')
     const magnitude = Math.abs(exponent)
     return sign + digits[0] + (fraction ? '.' + fraction : '') + 'e' + (exponent < 0 ? '-' : '+') + (magnitude < 10 ? '0' : '') + magnitude

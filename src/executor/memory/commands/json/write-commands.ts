@@ -5,7 +5,9 @@ import { JsonDocument, JsonFloat, JsonObject, cloneJson, isJsonInteger, toDouble
 import {
   NEW_OBJECTS_AT_ROOT,
   NOT_UTF8,
+  PATH_VANISHED,
   locate,
+  operandParseError,
   pathDoesNotExistOr,
   readDocument,
   requireDocument,
@@ -30,8 +32,6 @@ import { isAscii, isValidUtf8 } from './utf8.js'
 const WRONG_FORMAT = new ReplyError('ERR wrong format')
 const BAD_INPUT_NUMBER = new ReplyError('bad input number')
 const NOT_A_NUMBER = new ReplyError('result is not a number')
-/** `err_msg_json_path_doesnt_exist()`: a location that vanished while the command ran. */
-const PATH_VANISHED = new ReplyError('ERR Path does not exist')
 const I64_MAX = 2n ** 63n - 1n
 
 function asciiUpper(arg: string): string {
@@ -61,6 +61,7 @@ function jsonSet(ctx: CommandContext, argv: readonly string[]): Out {
     else if (option === 'FORMAT') {
       const format = argv[++i]
       if (format === undefined) return wrongArity(ctx.name)
+      if (!isValidUtf8(format)) return NOT_UTF8
       // RedisJSON's `Format::from_str`: JSON and STRING are JSON text; BSON input is not supported here.
       if (format !== 'JSON' && format !== 'STRING') return WRONG_FORMAT
     } else return SYNTAX
@@ -258,12 +259,12 @@ type Arithmetic = 'add' | 'multiply'
 
 /**
  * One NUMINCRBY / NUMMULTBY step (`do_num_op`): integer with i64 operand stays an integer,
- * wrapping on overflow (RedisJSON ≥ 2.6.10, PR #1192); anything else is computed in doubles and
+ * wrapping on overflow (RedisJSON PR #1192); anything else is computed in doubles and
  * stored as a float, refused when not finite. The operand is parsed as JSON.
  */
 function arithmetic(document: JsonDocument, location: PathElement[], operandText: string, operation: Arithmetic): JsonValue | ReplyError {
   const operand = parseJson(operandText)
-  if (operand instanceof ReplyError) return operand
+  if (operand instanceof ReplyError) return operandParseError(operand)
   if (!isJsonInteger(operand) && !(operand instanceof JsonFloat)) return BAD_INPUT_NUMBER
   const current = valueAt(document, location)
   if (current === undefined || (!isJsonInteger(current) && !(current instanceof JsonFloat))) return PATH_VANISHED
@@ -323,7 +324,7 @@ function numericCommand(operation: Arithmetic) {
 /** One JSON.STRAPPEND step: the operand must be a JSON string; the new length in bytes. */
 function appendString(document: JsonDocument, location: PathElement[], operandText: string): number | ReplyError {
   const operand = parseJson(operandText)
-  if (operand instanceof ReplyError) return operand
+  if (operand instanceof ReplyError) return operandParseError(operand)
   if (typeof operand !== 'string') return wrongPathType('string', operandText)
   const current = valueAt(document, location)
   if (typeof current !== 'string') return PATH_VANISHED

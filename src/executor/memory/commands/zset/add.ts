@@ -81,7 +81,7 @@ export function zaddGeneric(ctx: CommandContext, argv: readonly string[], incr: 
         if ((flags.lt && score >= current) || (flags.gt && score <= current)) continue
         // `score != curscore` in C: -0 and 0 are the same score, so nothing moves.
         if (score !== current) {
-          zset.move(member, score)
+          zset.move(member, score, current)
           updated++
         }
       }

@@ -274,13 +274,38 @@ function zremrangebylex(ctx: CommandContext, argv: readonly string[]): Out {
   return removeMembers(ctx, argv[1], zset, runFrom(zset, first, (member) => lexLteMax(member, range)))
 }
 
+/** `ZRANGE key start stop [BYSCORE|BYLEX] [REV] [LIMIT offset count] [WITHSCORES]` */
+function zrange(ctx: CommandContext, argv: readonly string[]): Out {
+  return rangeGeneric(ctx, argv, null, null)
+}
+
+function zrevrange(ctx: CommandContext, argv: readonly string[]): Out {
+  return rangeGeneric(ctx, argv, 'rank', true)
+}
+
+function zrangebyscore(ctx: CommandContext, argv: readonly string[]): Out {
+  return rangeGeneric(ctx, argv, 'score', false)
+}
+
+function zrevrangebyscore(ctx: CommandContext, argv: readonly string[]): Out {
+  return rangeGeneric(ctx, argv, 'score', true)
+}
+
+function zrangebylex(ctx: CommandContext, argv: readonly string[]): Out {
+  return rangeGeneric(ctx, argv, 'lex', false)
+}
+
+function zrevrangebylex(ctx: CommandContext, argv: readonly string[]): Out {
+  return rangeGeneric(ctx, argv, 'lex', true)
+}
+
 export const rangeCommands = {
-  zrange: (ctx: CommandContext, argv: readonly string[]) => rangeGeneric(ctx, argv, null, null),
-  zrevrange: (ctx: CommandContext, argv: readonly string[]) => rangeGeneric(ctx, argv, 'rank', true),
-  zrangebyscore: (ctx: CommandContext, argv: readonly string[]) => rangeGeneric(ctx, argv, 'score', false),
-  zrevrangebyscore: (ctx: CommandContext, argv: readonly string[]) => rangeGeneric(ctx, argv, 'score', true),
-  zrangebylex: (ctx: CommandContext, argv: readonly string[]) => rangeGeneric(ctx, argv, 'lex', false),
-  zrevrangebylex: (ctx: CommandContext, argv: readonly string[]) => rangeGeneric(ctx, argv, 'lex', true),
+  zrange,
+  zrevrange,
+  zrangebyscore,
+  zrevrangebyscore,
+  zrangebylex,
+  zrevrangebylex,
   zrangestore,
   zcount,
   zlexcount,

@@ -1,0 +1,104 @@
+/**
+ * The host side of `redis.call` / `redis.pcall`: what Redis 7.0's `scriptCall` (script.c) checks
+ * before a script's command runs, then the command itself through `Engine.call` with the
+ * script's own session.
+ *
+ * The script's session starts on the caller's database and carries `script` (read-only or not),
+ * so MONITOR shows its commands with `lua` as address; a SELECT inside the script moves only the
+ * script's session, as in Redis 7.
+ */
+import { ReplyError } from '../../../../reply.js'
+import { checkArity, findCommand, findSubcommand, type CommandInfo } from '../../../../commands/lookup.js'
+import { NOPERM_CHANNEL, NOPERM_KEY, WRONGPASS } from '../../acl.js'
+import type { CommandContext, Out, Session } from '../../command.js'
+import type { Engine } from '../../engine.js'
+import type { ScriptCaller, ScriptVm } from '../../lua/vm.js'
+import { scripting, timeoutError } from './state.js'
+
+const UNKNOWN_COMMAND = new ReplyError('ERR Unknown Redis command called from script')
+const WRONG_ARGS = new ReplyError('ERR Wrong number of args calling Redis command from script')
+const NOT_ALLOWED = new ReplyError('ERR This Redis command is not allowed from script')
+const WRITE_IN_READ_ONLY = new ReplyError('ERR Write commands are not allowed from read-only scripts.')
+const ACL_DENIED_COMMAND = new ReplyError("ERR The user executing the script can't run this command or subcommand")
+const ACL_DENIED_KEY = new ReplyError("ERR The user executing the script can't access at least one of the keys mentioned in the command")
+const ACL_DENIED_CHANNEL = new ReplyError("ERR The user executing the script can't publish to the channel mentioned in the command")
+const ACL_INVALID_COMMAND = new ReplyError('ERR Invalid command passed to redis.acl_check_cmd()')
+
+const monotonic = globalThis.performance
+
+/** The command `argv` names (a subcommand for containers), as Redis's `lookupCommand`. */
+function lookupCommand(argv: readonly string[]): CommandInfo | undefined {
+  const info = findCommand(argv[0])
+  if (info === undefined || info.name.includes('|')) return undefined
+  if (info.subcommands === undefined || argv.length < 2) return info
+  return findSubcommand(info, argv[1])
+}
+
+/** One script execution: its session, time snapshot and deadline. */
+export class ScriptRun implements ScriptCaller {
+  /** Set once the deadline passed: every later command gets the timeout error. */
+  timedOut = false
+
+  constructor(
+    private readonly engine: Engine,
+    readonly session: Session,
+    private readonly now: number,
+    private readonly deadline: number,
+    private readonly timeout: ReplyError,
+  ) {}
+
+  /** A script's session for `caller`'s: same database, user and address, marked as a script. */
+  static session(caller: Session, readOnly: boolean): Session {
+    return { db: caller.db, user: caller.user, address: caller.address, name: caller.name, id: caller.id, script: { readOnly } }
+  }
+
+  command(argv: string[]): Out {
+    if (this.timedOut || monotonic.now() > this.deadline) {
+      this.timedOut = true
+      return this.timeout
+    }
+    const info = lookupCommand(argv)
+    if (info === undefined) return UNKNOWN_COMMAND
+    if (!checkArity(info, argv.length)) return WRONG_ARGS
+    if (info.flags.has('noscript')) return NOT_ALLOWED
+    const denied = this.engine.acl.check(this.session.user, info, argv)
+    if (denied !== null) return aclError(denied)
+    if (info.flags.has('write') && this.session.script?.readOnly) return WRITE_IN_READ_ONLY
+    // A command the table knows but the engine does not implement is unknown here too.
+    if (this.engine.resolve(argv) instanceof ReplyError) return UNKNOWN_COMMAND
+    return this.engine.call(this.session, argv, this.now)
+  }
+
+  /** `redis.acl_check_cmd`: may the script's user run `argv`? (The command must exist.) */
+  aclCheck(argv: string[]): Out {
+    const info = lookupCommand(argv)
+    if (info === undefined) return ACL_INVALID_COMMAND
+    return this.engine.acl.check(this.session.user, info, argv) === null ? 1 : 0
+  }
+}
+
+/** Redis's wording of an ACL refusal inside a script (`scriptVerifyACL`). */
+function aclError(denied: ReplyError): ReplyError {
+  if (denied === NOPERM_KEY) return ACL_DENIED_KEY
+  if (denied === NOPERM_CHANNEL) return ACL_DENIED_CHANNEL
+  if (denied === WRONGPASS) return denied
+  return ACL_DENIED_COMMAND
+}
+
+/**
+ * Runs a script or function for the command in `ctx`: a script session (read-only or not), the
+ * command's time snapshot for every command it calls, and the engine's time limit. A script that
+ * ran out of time replies with the timeout error even when it caught the error and went on.
+ */
+export function runScript(
+  ctx: CommandContext,
+  readOnly: boolean,
+  action: (vm: ScriptVm, run: ScriptRun, limitMs: number) => Out,
+): Out {
+  const limit = ctx.engine.scriptTimeLimit
+  const timeout = new ReplyError(timeoutError(limit))
+  const run = new ScriptRun(ctx.engine, ScriptRun.session(ctx.session, readOnly), ctx.now, monotonic.now() + limit, timeout)
+  const reply = scripting(ctx.engine).withVm((vm) => action(vm, run, limit))
+  if (run.timedOut && !(reply instanceof ReplyError && reply.message.startsWith(timeout.message))) return timeout
+  return reply
+}
