@@ -2,7 +2,7 @@
  * restis: a Redis-compatible key-value database behind HTTP.
  *
  * Subpath entry points hold each module on its own: `restis/resp`, `restis/rest`,
- * `restis/fetch`, `restis/node`, `restis/memory`, `restis/socket`, `restis/auth`.
+ * `restis/fetch`, `restis/node`, `restis/memory`, `restis/socket`, `restis/auth`, `restis/workflow`.
  * @packageDocumentation
  */
 export * from './reply.js'
@@ -21,3 +21,5 @@ export { serveResp } from './adapters/resp-server.js'
 export type { RespServer, RespServerOptions } from './adapters/resp-server.js'
 export { TokenStore, generateToken } from './auth/tokens.js'
 export type { Principal, Authenticator, TokenStoreOptions } from './auth/tokens.js'
+export { serve, serveNode, serveNext, WorkflowNonRetryableError, WorkflowRetryAfterError, createQueueService } from './workflow/index.js'
+export type { WorkflowContext, ServeOptions, QueueService, QueueServiceOptions } from './workflow/index.js'

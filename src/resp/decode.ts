@@ -6,20 +6,21 @@
 
 import { NULL_ARRAY, OK, PONG, QUEUED, ReplyError, Status, type Reply } from '../reply.js'
 import {
-  asBuffer,
-  checkOffset,
+  bulkEnd,
   copyBytes,
   CR,
+  DEFAULT_MAX_ARRAY,
+  DEFAULT_MAX_BULK,
   describeByte,
+  indexOfLF,
   LF,
   MAX_INTEGER_DIGITS,
-  missingBulkCRLF,
   NEED_MORE,
   parseInteger,
   RespProtocolError,
   type NeedMore,
 } from './protocol.js'
-import { ChunkStream, type Parser } from './stream.js'
+import { ChunkStream, decodeOnce, type Parser } from './stream.js'
 
 /**
  * Limits that keep a misbehaving server from making the decoder buffer without bound.
@@ -52,9 +53,6 @@ export interface Decoded<T> {
   readonly value: T
   readonly end: number
 }
-
-const DEFAULT_MAX_BULK = 512 * 1024 * 1024
-const DEFAULT_MAX_ARRAY = 2 ** 31 - 1
 
 const PLUS = 43
 const DASH = 45
@@ -99,9 +97,8 @@ class ReplyParser implements Parser<Reply> {
     for (;;) {
       let value: Reply
       if (this.bulk >= 0) {
-        const end = pos + this.bulk
-        if (length < end + 2) return this.#stop(pos)
-        if (buf[end] !== CR || buf[end + 1] !== LF) throw missingBulkCRLF()
+        const end = bulkEnd(buf, pos, this.bulk)
+        if (end < 0) return this.#stop(pos)
         value = this.#bulkValue(buf, pos, end)
         this.bulk = -1
         pos = end + 2
@@ -132,12 +129,11 @@ class ReplyParser implements Parser<Reply> {
             else if (typeof n !== 'number' || n < 0 || n > this.#maxBulk) throw lineError(type)
             else {
               // The body too, when this chunk holds it: no second trip round the loop.
-              const bodyEnd = pos + n
-              if (length < bodyEnd + 2) {
+              const bodyEnd = bulkEnd(buf, pos, n)
+              if (bodyEnd < 0) {
                 this.bulk = n
                 return this.#stop(pos)
               }
-              if (buf[bodyEnd] !== CR || buf[bodyEnd + 1] !== LF) throw missingBulkCRLF()
               value = this.#bulkValue(buf, pos, bodyEnd)
               pos = bodyEnd + 2
             }
@@ -171,14 +167,9 @@ class ReplyParser implements Parser<Reply> {
    * and CR checks; -1 when `buf` ends first.
    */
   #findLine(buf: Buffer, pos: number, type: number): number {
-    const length = buf.length
-    // A short loop first: nearly every line is a few bytes (see indexOfLF).
-    let lf = pos + 1
-    const scanEnd = lf + 24 < length ? lf + 24 : length
-    while (lf < scanEnd && buf[lf] !== LF) lf++
-    if (lf === scanEnd) lf = scanEnd === length ? -1 : buf.indexOf(LF, scanEnd)
+    const lf = indexOfLF(buf, pos + 1)
     if (lf < 0) {
-      this.checkPartialLine(type, length - pos)
+      this.checkPartialLine(type, buf.length - pos)
       return -1
     }
     if (lf - pos > this.#shortLine) this.checkPartialLine(type, lf - pos)
@@ -284,10 +275,7 @@ function tooLong(type: number): RespProtocolError {
  * @public
  */
 export function decodeReply(buf: Uint8Array, offset = 0, options?: RespDecoderOptions): Decoded<Reply> | NeedMore {
-  const parser = new ReplyParser(options)
-  checkOffset(buf, offset)
-  const value = parser.run(asBuffer(buf), offset)
-  return value === NEED_MORE ? NEED_MORE : { value, end: parser.pos }
+  return decodeOnce(new ReplyParser(options), buf, offset)
 }
 
 /**

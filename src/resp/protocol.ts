@@ -37,6 +37,11 @@ export const LF = 10
 const MINUS = 45
 const ZERO = 48
 
+/** Default largest bulk string: 512 MiB, Redis's `proto-max-bulk-len`. @internal */
+export const DEFAULT_MAX_BULK = 512 * 1024 * 1024
+/** Default most elements of one array or arguments of one command: 2^31-1 (`INT_MAX`), as in Redis. @internal */
+export const DEFAULT_MAX_ARRAY = 2 ** 31 - 1
+
 /** The longest 64-bit integer text: sign and 19 digits. @internal */
 export const MAX_INTEGER_DIGITS = 20
 
@@ -118,6 +123,19 @@ export function copyBytes(buf: Buffer, start: number, end: number): Buffer {
 /** Thrown when a bulk's declared length is followed by something other than CRLF. @internal */
 export function missingBulkCRLF(): RespProtocolError {
   return new RespProtocolError('expected CRLF after bulk string')
+}
+
+/**
+ * The end of the bulk body of `size` bytes that starts at `start` (the offset of its CRLF), or -1
+ * when `buf` ends before that CRLF does.
+ * @throws {@link RespProtocolError} when the body is not followed by CRLF.
+ * @internal
+ */
+export function bulkEnd(buf: Buffer, start: number, size: number): number {
+  const end = start + size
+  if (buf.length < end + 2) return -1
+  if (buf[end] !== CR || buf[end + 1] !== LF) throw missingBulkCRLF()
+  return end
 }
 
 /** Offsets are caller-supplied; a bad one is a programming error, not a protocol error. @internal */

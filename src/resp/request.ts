@@ -7,21 +7,21 @@
  */
 
 import {
-  asBuffer,
-  checkOffset,
+  bulkEnd,
   copyBytes,
   CR,
+  DEFAULT_MAX_ARRAY,
+  DEFAULT_MAX_BULK,
   describeByte,
   indexOfLF,
   LF,
-  missingBulkCRLF,
   NEED_MORE,
   parseInteger,
   RespProtocolError,
   type NeedMore,
 } from './protocol.js'
 import type { Decoded, RespDecoder } from './decode.js'
-import { ChunkStream, type Parser } from './stream.js'
+import { ChunkStream, decodeOnce, type Parser } from './stream.js'
 
 /**
  * Limits on what a client may send; the defaults are Redis's.
@@ -39,8 +39,6 @@ export interface RequestDecoderOptions {
   maxInlineLength?: number
 }
 
-const DEFAULT_MAX_BULK = 512 * 1024 * 1024
-const DEFAULT_MAX_ARRAY = 2 ** 31 - 1
 const DEFAULT_MAX_INLINE = 64 * 1024
 
 const STAR = 42
@@ -65,9 +63,8 @@ class RequestParser implements Parser<Buffer[]> {
   run(buf: Buffer, pos: number): Buffer[] | NeedMore {
     for (;;) {
       if (this.bulk >= 0) {
-        const end = pos + this.bulk
-        if (buf.length < end + 2) return this.#stop(pos)
-        if (buf[end] !== CR || buf[end + 1] !== LF) throw missingBulkCRLF()
+        const end = bulkEnd(buf, pos, this.bulk)
+        if (end < 0) return this.#stop(pos)
         this.bulk = -1
         const argv = this.#addArgument(copyBytes(buf, pos, end))
         pos = end + 2
@@ -245,10 +242,7 @@ export function decodeRequest(
   offset = 0,
   options?: RequestDecoderOptions,
 ): Decoded<Buffer[]> | NeedMore {
-  const parser = new RequestParser(options)
-  checkOffset(buf, offset)
-  const value = parser.run(asBuffer(buf), offset)
-  return value === NEED_MORE ? NEED_MORE : { value, end: parser.pos }
+  return decodeOnce(new RequestParser(options), buf, offset)
 }
 
 /**

@@ -10,7 +10,8 @@
  * @packageDocumentation
  */
 
-import { asBuffer, CR, LF, missingBulkCRLF, NEED_MORE, RespProtocolError, type NeedMore } from './protocol.js'
+import type { Decoded } from './decode.js'
+import { asBuffer, checkOffset, CR, LF, missingBulkCRLF, NEED_MORE, RespProtocolError, type NeedMore } from './protocol.js'
 
 /**
  * A resumable parser for one grammar. It keeps its own state (open arrays, the argument vector)
@@ -32,6 +33,17 @@ export interface Parser<T> {
   deliverBulk(body: Buffer): T | NeedMore
   /** Throws if an unterminated line beginning with `first` and already `length` bytes long can never be valid. */
   checkPartialLine(first: number, length: number): void
+}
+
+/**
+ * Runs a fresh `parser` once over `buf` from `offset`: the stateless `decodeReply` and
+ * `decodeRequest`. RangeError for a bad `offset`.
+ * @internal
+ */
+export function decodeOnce<T>(parser: Parser<T>, buf: Uint8Array, offset: number): Decoded<T> | NeedMore {
+  checkOffset(buf, offset)
+  const value = parser.run(asBuffer(buf), offset)
+  return value === NEED_MORE ? NEED_MORE : { value, end: parser.pos }
 }
 
 /** Chunk list plus straddling-token assembly around a {@link Parser}. @internal */

@@ -41,13 +41,14 @@ export class EventReader {
       this.changed.emit('change')
     }
     if ('getReader' in source) {
-      const reader = source.pipeThrough(new TextDecoderStream()).getReader()
+      const reader = source.getReader()
+      const decoder = new TextDecoder()
       void (async () => {
         try {
           for (;;) {
             const { value, done } = await reader.read()
             if (done) return finish()
-            feed(value)
+            feed(decoder.decode(value, { stream: true }))
           }
         } catch (error) {
           finish(error)

@@ -65,12 +65,10 @@ function sortRange<T>(items: T[], base: number, n: number, compare: Compare<T>, 
     let pb = pa
     let pc = base + n - 1
     let pd = pc
-    let swapped = false
     for (;;) {
       let result: number
       while (pb <= pc && (result = compare(items[pb], items[base])) <= 0) {
         if (result === 0) {
-          swapped = true
           swap(items, pa, pb)
           pa++
         }
@@ -78,7 +76,6 @@ function sortRange<T>(items: T[], base: number, n: number, compare: Compare<T>, 
       }
       while (pb <= pc && (result = compare(items[pc], items[base])) >= 0) {
         if (result === 0) {
-          swapped = true
           swap(items, pc, pd)
           pd--
         }
@@ -86,11 +83,11 @@ function sortRange<T>(items: T[], base: number, n: number, compare: Compare<T>, 
       }
       if (pb > pc) break
       swap(items, pb, pc)
-      swapped = true
       pb++
       pc--
     }
-    if (!swapped) return insertionSort(items, base, n, compare)
+    // No "nothing swapped: finish with insertion sort" shortcut here: Redis 7.0's pqsort has
+    // none, and taking it reorders equal-weight elements differently (SORT … BY … LIMIT, GEO COUNT).
 
     const end = base + n
     let r = Math.min(pa - base, pb - pa)

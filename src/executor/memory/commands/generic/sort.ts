@@ -25,6 +25,7 @@ const SCORE_NOT_DOUBLE = new ReplyError("ERR One or more scores can't be convert
 /** What SORT needs from a sorted set: its members in ascending score order. */
 interface SortedMembers extends TypedValue {
   forEach(visit: (member: string) => void): void
+  convertToSkiplist(): void
 }
 
 interface SortOptions {
@@ -179,6 +180,8 @@ function elementsOf(value: TypedValue): string[] {
   if (value instanceof ListValue) return value.toArray()
   if (value instanceof SetValue) return value.members()
   const out: string[] = []
+  // Redis converts a sorted set it sorts to a skip list for good (OBJECT ENCODING shows it).
+  ;(value as SortedMembers).convertToSkiplist()
   ;(value as SortedMembers).forEach((member) => out.push(member))
   return out
 }

@@ -6,7 +6,7 @@ import { formatFixed, readScore } from '../zset/score.js'
 
 /** Argument parsing and number formatting shared by the geo commands (geo.c's helpers). */
 
-export const UNSUPPORTED_UNIT = new ReplyError('ERR unsupported unit provided. please use M, KM, FT, MI')
+const UNSUPPORTED_UNIT = new ReplyError('ERR unsupported unit provided. please use M, KM, FT, MI')
 export const UNDECODABLE_MEMBER = new ReplyError('ERR could not decode requested zset member')
 
 /** `extractLongLatOrReply`: a longitude and a latitude within Redis's limits. */

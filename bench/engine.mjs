@@ -1,0 +1,177 @@
+/**
+ * The in-memory engine, called directly.
+ *
+ * 1. `MemoryExecutor` against `ioredis-mock` (the in-process peer): SET, GET, INCR, HSET, LPUSH,
+ *    SADD, ZADD, one awaited call at a time through each library's public async API
+ *    (`executor.exec([...])`, `redis.set(...)`), ops per CPU-second of the process. The
+ *    `execSync` column is restis's synchronous entry point, for reference.
+ * 2. `MemoryExecutor.pipeline` against redis-server through `SocketExecutor.pipeline`, batches
+ *    of 100 commands, ops per wall-clock second (the server is another process, so wall time is
+ *    what a caller sees); both in the same run, interleaved.
+ *
+ * Each (implementation, round) runs in a child process of its own, so no JIT or heap state is
+ * shared; rounds are interleaved and medians reported.
+ * Env: BENCH_ROUNDS (3), BENCH_SECONDS (CPU seconds per command per child, 0.4).
+ *
+ * Run: npm run bench:engine
+ */
+
+import { spawnSync } from 'node:child_process'
+import { createRequire } from 'node:module'
+import { fileURLToPath } from 'node:url'
+import { cpuNow, ensureTools, fmt, main, median, ratio, saveResults, startRedis, table } from './lib.mjs'
+
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3)
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 0.4)
+const BATCH = 100
+/** Distinct commands per kind, cycled: enough keys that no single hot key decides the figure. */
+const DISTINCT = 10_000
+
+const COMMANDS = ['SET', 'GET', 'INCR', 'HSET', 'LPUSH', 'SADD', 'ZADD']
+
+/** The i-th command of a kind, as argument lists. */
+function command(kind, i) {
+  const k = i % DISTINCT
+  switch (kind) {
+    case 'SET':
+      return ['SET', `key:${k}`, `value:${k}`]
+    case 'GET':
+      return ['GET', `key:${k}`]
+    case 'INCR':
+      return ['INCR', `counter:${k % 1000}`]
+    case 'HSET':
+      return ['HSET', `hash:${k % 1000}`, `field:${k % 100}`, `value:${k}`]
+    case 'LPUSH':
+      return ['LPUSH', `list:${k % 1000}`, `value:${k}`]
+    case 'SADD':
+      return ['SADD', `set:${k % 1000}`, `member:${k}`]
+    case 'ZADD':
+      return ['ZADD', `zset:${k % 1000}`, String(k), `member:${k}`]
+  }
+}
+
+const commandsOf = (kind) => Array.from({ length: DISTINCT }, (_, i) => command(kind, i))
+
+/** Seeds what GET reads, so GET measures hits. */
+const SEED = commandsOf('SET')
+
+/**
+ * Runs `step(i)` (returns a promise or a value) until SECONDS of the chosen clock have passed,
+ * after a short warm-up; returns ops per second of that clock.
+ */
+async function measure(step, { clock = 'cpu', opsPerStep = 1, sync = false } = {}) {
+  const now = clock === 'cpu' ? cpuNow : () => Number(process.hrtime.bigint())
+  const run = async (budgetNs) => {
+    const start = now()
+    let steps = 0
+    for (;;) {
+      if (sync) for (let k = 0; k < 256; k++) step(steps++)
+      else for (let k = 0; k < 64; k++) await step(steps++)
+      const spent = now() - start
+      if (spent >= budgetNs) return (steps * opsPerStep * 1e9) / spent
+    }
+  }
+  await run(SECONDS * 0.3e9)
+  return run(SECONDS * 1e9)
+}
+
+/** Child mode: one implementation, every command, prints JSON { kind: ops/s }. */
+async function child(impl, redisUrl) {
+  const out = {}
+  if (impl === 'restis' || impl === 'restis-sync') {
+    const { MemoryExecutor } = await import('../src/executor/memory/index.ts')
+    const executor = new MemoryExecutor({ activeExpiryInterval: 0 })
+    for (const c of SEED) executor.execSync(c)
+    for (const kind of COMMANDS) {
+      const list = commandsOf(kind)
+      out[kind] =
+        impl === 'restis'
+          ? await measure((i) => executor.exec(list[i % DISTINCT]))
+          : await measure((i) => executor.execSync(list[i % DISTINCT]), { sync: true })
+    }
+    await executor.close()
+  } else if (impl === 'ioredis-mock') {
+    const require = createRequire(import.meta.url)
+    const RedisMock = require('ioredis-mock')
+    const redis = new RedisMock()
+    for (const [, ...args] of SEED) await redis.set(...args)
+    for (const kind of COMMANDS) {
+      const method = kind.toLowerCase()
+      const list = commandsOf(kind).map(([, ...args]) => args)
+      out[kind] = await measure((i) => redis[method](...list[i % DISTINCT]))
+    }
+    redis.disconnect()
+  } else if (impl === 'restis-pipeline' || impl === 'socket-pipeline') {
+    let executor
+    if (impl === 'restis-pipeline') {
+      const { MemoryExecutor } = await import('../src/executor/memory/index.ts')
+      executor = new MemoryExecutor({ activeExpiryInterval: 0 })
+    } else {
+      const { SocketExecutor } = await import('../src/executor/socket/index.ts')
+      executor = new SocketExecutor({ url: redisUrl })
+      await executor.exec(['FLUSHALL'])
+    }
+    for (let i = 0; i < SEED.length; i += BATCH) await executor.pipeline(SEED.slice(i, i + BATCH))
+    for (const kind of COMMANDS) {
+      const list = commandsOf(kind)
+      const batches = []
+      for (let i = 0; i < list.length; i += BATCH) batches.push(list.slice(i, i + BATCH))
+      out[kind] = await measure((i) => executor.pipeline(batches[i % batches.length]), { clock: 'wall', opsPerStep: BATCH })
+    }
+    await executor.close()
+  }
+  process.stdout.write(JSON.stringify(out) + '\n')
+}
+
+function runChild(impl, redisUrl) {
+  const args = ['--import', 'tsx', fileURLToPath(import.meta.url), '--child', impl]
+  if (redisUrl) args.push(redisUrl)
+  const result = spawnSync(process.execPath, args, { encoding: 'utf8', timeout: 300_000, maxBuffer: 1 << 20 })
+  if (result.status !== 0) throw new Error(`engine child ${impl} failed: ${result.stderr || result.error}`)
+  return JSON.parse(result.stdout.trim().split('\n').pop())
+}
+
+if (process.argv[2] === '--child') {
+  await child(process.argv[3], process.argv[4])
+} else {
+  await main('bench:engine', async () => {
+    const missing = ensureTools(['redis-server'])
+    const redis = missing.length === 0 ? await startRedis() : undefined
+    const impls = ['restis', 'ioredis-mock', 'restis-sync', 'restis-pipeline', ...(redis ? ['socket-pipeline'] : [])]
+    const runs = Object.fromEntries(impls.map((impl) => [impl, []]))
+    for (let round = 0; round < ROUNDS; round++) {
+      for (let i = 0; i < impls.length; i++) {
+        const impl = impls[(i + round) % impls.length]
+        runs[impl].push(runChild(impl, redis?.url))
+        console.error(`  round ${round + 1}: ${impl}: ${COMMANDS.map((k) => `${k} ${fmt(runs[impl].at(-1)[k])}`).join(', ')}`)
+      }
+    }
+    await redis?.stop()
+    const med = (impl, kind) => median(runs[impl].map((r) => r[kind]))
+    const results = Object.fromEntries(impls.map((impl) => [impl, Object.fromEntries(COMMANDS.map((k) => [k, med(impl, k)]))]))
+
+    const mockRows = COMMANDS.map((k) => [
+      k,
+      fmt(results.restis[k]),
+      fmt(results['ioredis-mock'][k]),
+      ratio(results.restis[k], results['ioredis-mock'][k]),
+      results.restis[k] >= 10 * results['ioredis-mock'][k] ? 'met' : 'missed',
+      fmt(results['restis-sync'][k]),
+    ])
+    const socketRows = COMMANDS.map((k) => [
+      k,
+      fmt(results['restis-pipeline'][k]),
+      redis ? fmt(results['socket-pipeline'][k]) : 'n/a (no redis-server)',
+      redis ? ratio(results['restis-pipeline'][k], results['socket-pipeline'][k]) : 'n/a',
+    ])
+    const markdown = [
+      table(['command', 'restis exec() ops/CPU-s', 'ioredis-mock ops/CPU-s', 'ratio', 'target ≥ 10x', 'restis execSync() ops/CPU-s'], mockRows),
+      '',
+      table([`command (pipelines of ${BATCH})`, 'MemoryExecutor ops/s', 'redis-server via SocketExecutor ops/s', 'ratio'], socketRows),
+    ].join('\n')
+    console.log(`\nEngine: median of ${ROUNDS} interleaved rounds, each implementation in a child process of its own\n`)
+    console.log(markdown)
+    const file = saveResults('engine', { rounds: ROUNDS, seconds: SECONDS, batch: BATCH, runs, results, markdown })
+    console.log(`\nresults: ${file}`)
+  })
+}
