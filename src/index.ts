@@ -3,6 +3,7 @@
  *
  * Subpath entry points hold each module on its own: `restis/resp`, `restis/rest`,
  * `restis/fetch`, `restis/node`, `restis/memory`, `restis/socket`, `restis/auth`, `restis/workflow`.
+ * The workflow queue service (`createQueueService`) is exported from here.
  * @packageDocumentation
  */
 export * from './reply.js'
@@ -19,7 +20,24 @@ export { SocketExecutor, HandshakeError, ReplyTooLargeError, parseRedisUrl } fro
 export type { SocketExecutorOptions, SocketExecutorStats, ParsedRedisUrl } from './executor/socket/index.js'
 export { serveResp } from './adapters/resp-server.js'
 export type { RespServer, RespServerOptions } from './adapters/resp-server.js'
-export { TokenStore, generateToken } from './auth/tokens.js'
-export type { Principal, Authenticator, TokenStoreOptions } from './auth/tokens.js'
-export { serve, serveNode, serveNext, WorkflowNonRetryableError, WorkflowRetryAfterError, createQueueService } from './workflow/index.js'
-export type { WorkflowContext, ServeOptions, QueueService, QueueServiceOptions } from './workflow/index.js'
+export * from './auth/index.js'
+export type { CommandInfo, KeySpec, BeginSearch, FindKeys } from './commands/lookup.js'
+export { serve, serveNode, serveNext, WorkflowNonRetryableError, WorkflowRetryAfterError } from './workflow/index.js'
+export type { WorkflowContext, ServeOptions } from './workflow/index.js'
+export { createQueueService, defaultBackoff } from './queue/index.js'
+export type {
+  QueueService,
+  QueueServiceOptions,
+  QueueEvent,
+  QueueStore,
+  RunDetail,
+  RunView,
+  StepView,
+  DeadLetter,
+  RunRecord,
+  MessageRecord,
+  AttemptLog,
+  RunState,
+  MessageState,
+  MessageKind,
+} from './queue/index.js'

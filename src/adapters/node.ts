@@ -83,23 +83,10 @@ async function send(result: RestResponse, response: ServerResponse): Promise<voi
   const client = new AbortController()
   const onClose = () => client.abort()
   response.on('close', onClose)
-  // Events of one tick (a burst of messages) leave in one write.
-  let corked = false
-  const uncork = () => {
-    corked = false
-    response.uncork()
-  }
   try {
     await body.run(
       {
-        write: (chunk) => {
-          if (!corked) {
-            corked = true
-            response.cork()
-            process.nextTick(uncork)
-          }
-          return response.write(chunk)
-        },
+        write: (chunk) => response.write(chunk),
         get pending() {
           return response.writableLength
         },

@@ -127,6 +127,7 @@ export class Limits {
 
   /** Takes `n` commands from today's allowance; false (and nothing taken) when they do not all fit. */
   take(n: number): boolean {
+    if (this.dailyRequestLimit === Infinity) return true
     this.roll()
     if (this.used + n > this.dailyRequestLimit) return false
     this.used += n
@@ -135,7 +136,6 @@ export class Limits {
 
   /** Records one request's usage and reports it to `onUsage`. */
   record(tokenId: string, endpoint: Endpoint, commands: number): void {
-    this.roll()
     let totals = this.totals.get(tokenId)
     if (totals === undefined) {
       totals = { requests: 0, commands: 0 }
@@ -144,6 +144,7 @@ export class Limits {
     totals.requests++
     totals.commands += commands
     if (this.onUsage === undefined) return
+    this.roll()
     try {
       this.onUsage({ tokenId, endpoint, commands, day: new Date(this.day * DAY_MS).toISOString().slice(0, 10) })
     } catch {

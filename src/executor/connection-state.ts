@@ -19,9 +19,31 @@ function lower(arg: Arg | undefined): string {
   return text.toLowerCase()
 }
 
+/** Every name checked below in lower and upper case: most commands are spelled one way or the other. */
+const SPELLED = new Set([...CONNECTION_STATE, 'client'].flatMap((name) => [name, name.toUpperCase()]))
+
+/**
+ * True when the string `name` cannot name a connection-state command (nor CLIENT): it is not
+ * one of their all-lower or all-upper spellings, and is itself in one case only. This is the
+ * answer for nearly every command, found without building a lowercase copy.
+ */
+function plainlyOther(name: string): boolean {
+  if (SPELLED.has(name)) return false
+  let upper = false
+  let lower = false
+  for (let i = 0; i < name.length; i++) {
+    const c = name.charCodeAt(i)
+    if (c >= 65 && c <= 90) upper = true
+    else if (c >= 97 && c <= 122) lower = true
+  }
+  return !(upper && lower)
+}
+
 /** The refusal of a connection-state command, or null for any other command. */
 export function connectionStateRefusal(command: Command): ReplyError | null {
-  const name = lower(command[0])
+  const first = command[0]
+  if (typeof first === 'string' && plainlyOther(first)) return null
+  const name = lower(first)
   if (CONNECTION_STATE.has(name)) return notAvailable(name)
   if (name === 'client' && CONNECTION_STATE_CLIENT.has(lower(command[1]))) return notAvailable(`client|${lower(command[1])}`)
   return null

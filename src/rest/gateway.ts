@@ -2,7 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto'
 import { ReplyError, type Arg, type Command, type Reply } from '../reply.js'
 import { encodeReply } from '../resp/encode.js'
 import { BackendUnavailableError, type CallContext, type Executor, type PubSubEvent } from '../executor/executor.js'
-import { resolveCommand, restAvailability, isReadOnly } from '../commands/lookup.js'
+import { resolveCommand, restAvailability, isReadOnly, type CommandInfo } from '../commands/lookup.js'
 import { TokenStore, generateToken, principalId, type Authenticator, type Principal, type UserTokenEntry } from '../auth/tokens.js'
 import { checkPermission, noPermission } from '../auth/permissions.js'
 import { Limits, type Endpoint, type LimitOptions } from '../auth/limits.js'
@@ -98,6 +98,8 @@ interface Format {
 interface Row {
   readonly command: Command
   readonly local: boolean
+  /** The command's table entry, when the table knows it. */
+  readonly info?: CommandInfo
   refusal: RestError | null
 }
 
@@ -108,9 +110,14 @@ function text(arg: Arg | Reply): string {
   return arg instanceof Uint8Array ? utf8.decode(arg) : String(arg)
 }
 
+/** Whether a command word is `lower` (ASCII, case-insensitive), without allocating. */
 function isWord(arg: Arg | undefined, lower: string): boolean {
   if (arg === undefined || arg.length !== lower.length) return false
-  return text(arg).toLowerCase() === lower
+  for (let i = 0; i < lower.length; i++) {
+    const c = typeof arg === 'string' ? arg.charCodeAt(i) : arg[i]
+    if ((c >= 65 && c <= 90 ? c + 32 : c) !== lower.charCodeAt(i)) return false
+  }
+  return true
 }
 
 /** `ACL RESTTOKEN …`, which the gateway answers itself. */
@@ -161,20 +168,18 @@ export function createGateway(options: GatewayOptions): Gateway {
     }
     const info = resolveCommand(command)
     if (info !== undefined) {
-      if (restAvailability(info, command) !== 'ok') return { command, local: false, refusal: commandNotAvailable(commandName(command)) }
+      if (restAvailability(info, command) !== 'ok') return { command, local: false, info, refusal: commandNotAvailable(commandName(command)) }
       const denied = checkPermission(principal, command, info)
-      if (denied !== null) return { command, local: false, refusal: new RestError(400, denied) }
+      if (denied !== null) return { command, local: false, info, refusal: new RestError(400, denied) }
     }
-    if (limits.tooLarge(command)) return { command, local: false, refusal: MAX_REQUEST_SIZE }
-    return { command, local: false, refusal: null }
+    if (limits.tooLarge(command)) return { command, local: false, info, refusal: MAX_REQUEST_SIZE }
+    return { command, local: false, info, refusal: null }
   }
 
   /** Counts writes for the sync token once a command is about to run. */
   const counted = (rows: readonly Row[]): void => {
     for (const row of rows) {
-      if (row.refusal !== null || row.local) continue
-      const info = resolveCommand(row.command)
-      if (info !== undefined && !isReadOnly(info)) {
+      if (isWriteRow(row)) {
         writes++
         return
       }
@@ -320,9 +325,9 @@ export function createGateway(options: GatewayOptions): Gateway {
         if (row.refusal !== null) return fail(row.refusal)
         if (!limits.take(1)) return fail(MAX_DAILY_REQUESTS)
         usage('command', 1)
-        counted([row])
+        if (isWriteRow(row)) writes++
         const reply = row.local ? await restToken(row.command) : await executor.exec(row.command, context)
-        noticeAclChanges([row.command])
+        if (store !== undefined && store.userTokenCount > 0) noticeAclChanges([row.command])
         return render(reply, format)
       }
       case 'pipeline': {
@@ -409,7 +414,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     tokens: store,
     async handle(request) {
       const method = request.method.toUpperCase()
-      const origin = request.headers.get('origin')
+      const origin = cors === undefined ? null : request.headers.get('origin')
       if (method === 'OPTIONS' && cors !== undefined) return cors.preflight(origin, request.headers)
       let response: RestResponse
       try {
@@ -423,6 +428,11 @@ export function createGateway(options: GatewayOptions): Gateway {
       return cors === undefined ? response : cors.decorate(origin, response)
     },
   }
+}
+
+/** A command that will run on the executor and is not flagged `readonly`. */
+function isWriteRow(row: Row): boolean {
+  return row.refusal === null && !row.local && row.info !== undefined && !isReadOnly(row.info)
 }
 
 function wrap(principal: Principal | undefined): { principal: Principal; entry?: UserTokenEntry } | undefined {

@@ -11,6 +11,9 @@ export { envelope, envelopes, errorEnvelope, replyToJson } from './render.js'
 export type { StringEncoding } from './render.js'
 export { eventStream, formatEvent } from './sse.js'
 export type { EventSink, EventStream, SseOptions } from './sse.js'
+export type { CorsOptions } from './cors.js'
+export { subscribe, psubscribe, monitor, openEventStream, StreamError } from './stream-client.js'
+export type { StreamOptions, StreamMessage, SubscribeOptions, MonitorOptions } from './stream-client.js'
 export {
   RestError,
   UNAUTHORIZED,

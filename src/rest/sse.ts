@@ -64,14 +64,32 @@ export function eventStream(
       clientSignal.addEventListener('abort', abort, { once: true })
       let lastWrite = Date.now()
       let overflowed = false
+      // Events of one burst (a pipeline of PUBLISH, a backend read with many messages) leave in
+      // one write, flushed before the next turn of the event loop.
+      let buffered = ''
+      let scheduled = false
+      const overflow = () => {
+        // A client this far behind is disconnected: its subscription goes, others go on.
+        overflowed = true
+        buffered = ''
+        stop.abort()
+      }
+      const flush = () => {
+        scheduled = false
+        if (buffered === '' || overflowed) return
+        const chunk = buffered
+        buffered = ''
+        sink.write(chunk)
+        if (sink.pending > maxBufferedBytes) overflow()
+      }
       const send = (chunk: string) => {
         if (stop.signal.aborted) return
-        sink.write(chunk)
+        buffered += chunk
         lastWrite = Date.now()
-        if (sink.pending > maxBufferedBytes) {
-          // A client this far behind is disconnected: its subscription goes, others go on.
-          overflowed = true
-          stop.abort()
+        if (buffered.length + sink.pending > maxBufferedBytes) return overflow()
+        if (!scheduled) {
+          scheduled = true
+          queueMicrotask(flush)
         }
       }
       const timer =
@@ -87,6 +105,7 @@ export function eventStream(
       } finally {
         if (timer !== undefined) clearInterval(timer)
         clientSignal.removeEventListener('abort', abort)
+        if (!clientSignal.aborted) flush()
         stop.abort()
         if (overflowed && sink.abort !== undefined) sink.abort()
         else sink.close()

@@ -1,7 +1,9 @@
 /**
- * Durable step workflows: `serve()` turns a workflow body into an endpoint that speaks the
- * QStash-compatible queue protocol (so it runs on the hosted queue and on restis's local one),
- * and `createQueueService()` is that local queue.
+ * Durable step workflows, the application side: `serve()` turns a workflow body into an
+ * endpoint that speaks the QStash-compatible queue protocol, so it runs on the hosted queue and
+ * on restis's local one (`restis queue`, or `createQueueService` from `restis`). This entry does
+ * not load the queue service or the in-memory engine, and imports `node:http` only lazily (for
+ * the queue client on Node), so it stays small for serverless and edge runtimes.
  *
  * ```ts
  * import { serve } from 'restis/workflow'
@@ -30,19 +32,3 @@ export { signRequest, verifyRequest, bodyHash, generateSigningKey, SignatureErro
 export type { SignatureClaims, SignOptions, VerifyOptions } from './signature.js'
 export type { StepRecord, RawStep, StepType } from './steps.js'
 export type { Environment } from './env.js'
-export { createQueueService, defaultBackoff, QueueStore } from '../queue/index.js'
-export type {
-  QueueService,
-  QueueServiceOptions,
-  QueueEvent,
-  RunDetail,
-  RunView,
-  StepView,
-  DeadLetter,
-  RunRecord,
-  MessageRecord,
-  AttemptLog,
-  RunState,
-  MessageState,
-  MessageKind,
-} from '../queue/index.js'

@@ -110,11 +110,23 @@ interface Config {
 
 class ConfigError extends WorkflowError {}
 
-function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {
-  return new Response(JSON.stringify(body), {
-    status,
-    headers: { 'content-type': 'application/json', [PROTOCOL_VERSION_HEADER]: PROTOCOL_VERSION, ...headers },
-  })
+/** A request as the core sees it: adapters read the body once and pass it as text. */
+interface CoreRequest {
+  readonly method: string
+  readonly url: string
+  readonly headers: Headers
+  readonly body: string
+}
+
+/** An answer before an adapter turns it into a `Response` or writes it to a Node response. */
+interface CoreResponse {
+  readonly status: number
+  readonly headers: Record<string, string>
+  readonly body: string
+}
+
+function json(status: number, body: unknown, headers: Record<string, string> = {}): CoreResponse {
+  return { status, headers: { 'content-type': 'application/json', [PROTOCOL_VERSION_HEADER]: PROTOCOL_VERSION, ...headers }, body: JSON.stringify(body) }
 }
 
 function errorBody(error: unknown): { error: string; message: string } {
@@ -148,7 +160,8 @@ function applyBaseUrl(url: string, baseUrl: string | undefined): string {
 }
 
 /**
- * The core of every adapter: a Fetch handler for one workflow.
+ * The workflow endpoint as a Web Fetch handler (Bun, Deno, Workers, Hono; `export const POST =
+ * serve(…)` in a Next.js route). `serveNode` and `serveNext` are the same endpoint for other stacks.
  * @public
  */
 export function serve<S extends TSchema, TResult = unknown>(
@@ -158,6 +171,16 @@ export function serve<S extends TSchema, TResult = unknown>(
 /** @public */
 export function serve<TPayload = unknown, TResult = unknown>(handler: RouteFunction<TPayload, TResult>, options?: ServeOptions<TPayload>): WorkflowFetchHandler
 export function serve<TPayload, TResult>(handler: RouteFunction<TPayload, TResult>, options: ServeOptions<TPayload> = {}): WorkflowFetchHandler {
+  const core = createCore(handler, options)
+  return async (request) => {
+    const body = request.method === 'POST' ? await request.text() : ''
+    const answer = await core({ method: request.method, url: request.url, headers: request.headers, body })
+    return new Response(answer.body, { status: answer.status, headers: answer.headers })
+  }
+}
+
+/** The protocol, independent of the HTTP stack. */
+function createCore<TPayload, TResult>(handler: RouteFunction<TPayload, TResult>, options: ServeOptions<TPayload>): (request: CoreRequest) => Promise<CoreResponse> {
   let config: Config | undefined
   const getConfig = (): Config => {
     if (config) return config
@@ -192,7 +215,7 @@ export function serve<TPayload, TResult>(handler: RouteFunction<TPayload, TResul
       log({ level: 'error', message: (error as Error).message })
       return json(500, { error: (error as Error).message })
     }
-    const body = await request.text()
+    const body = request.body
     const workflowUrl = applyBaseUrl(options.url ?? request.url, cfg.baseUrl)
     if (!/^https?:\/\//.test(workflowUrl)) return json(500, { error: `the workflow URL must start with http:// or https://, got ${workflowUrl}` })
     if (cfg.keys.length > 0) {
@@ -234,7 +257,7 @@ export function serve<TPayload, TResult>(handler: RouteFunction<TPayload, TResul
     return { payload }
   }
 
-  async function handleStart(headers: Headers, body: string, url: string, cfg: Config): Promise<Response> {
+  async function handleStart(headers: Headers, body: string, url: string, cfg: Config): Promise<CoreResponse> {
     const checked = validatePayload(body)
     if ('invalid' in checked) return json(400, { error: `invalid payload: ${checked.invalid}` })
     const runId = newRunId()
@@ -261,7 +284,7 @@ export function serve<TPayload, TResult>(handler: RouteFunction<TPayload, TResul
     return json(200, { workflowRunId: runId })
   }
 
-  async function handleStep(headers: Headers, body: string, url: string, cfg: Config): Promise<Response> {
+  async function handleStep(headers: Headers, body: string, url: string, cfg: Config): Promise<CoreResponse> {
     const runId = headers.get(RUN_ID_HEADER)
     if (!runId) throw new MalformedDeliveryError(`missing ${RUN_ID_HEADER} header`)
     let delivery: ParsedDelivery
@@ -325,7 +348,7 @@ export function serve<TPayload, TResult>(handler: RouteFunction<TPayload, TResul
     return json(200, { workflowRunId: runId, finishCondition: 'workflow-finished' })
   }
 
-  function queueError(error: unknown, runId: string): Response {
+  function queueError(error: unknown, runId: string): CoreResponse {
     if (error instanceof QueueRequestError && error.status === 400) {
       log({ level: 'warn', workflowRunId: runId, message: `the queue refused: ${error.message}` })
       return json(200, { workflowRunId: runId, finishCondition: 'workflow-already-ended' })
@@ -337,7 +360,7 @@ export function serve<TPayload, TResult>(handler: RouteFunction<TPayload, TResul
     return json(500, errorBody(error))
   }
 
-  function stepError(error: unknown, runId: string, stepName: string | undefined): Response {
+  function stepError(error: unknown, runId: string, stepName: string | undefined): CoreResponse {
     if (error instanceof QueueRequestError) return queueError(error, runId)
     const stepHeader: Record<string, string> = stepName ? { [ERROR_STEP_NAME_HEADER]: stepName.replace(/[\u0000-\u001F\u007F]+/g, ' ').trim() } : {}
     if (isErrorNamed(error, 'WorkflowNonRetryableError')) {
@@ -353,7 +376,7 @@ export function serve<TPayload, TResult>(handler: RouteFunction<TPayload, TResul
     return json(500, errorBody(error), stepHeader)
   }
 
-  async function handleFailure(headers: Headers, body: string, url: string, cfg: Config): Promise<Response> {
+  async function handleFailure(headers: Headers, body: string, url: string, cfg: Config): Promise<CoreResponse> {
     const runId = headers.get(RUN_ID_HEADER)
     if (!runId) throw new MalformedDeliveryError(`missing ${RUN_ID_HEADER} header on a failure callback`)
     if (!options.failureFunction) {
@@ -417,16 +440,13 @@ export function serveNode<S extends TSchema, TResult = unknown>(
 /** @public */
 export function serveNode<TPayload = unknown, TResult = unknown>(handler: RouteFunction<TPayload, TResult>, options?: ServeOptions<TPayload>): WorkflowNodeHandler
 export function serveNode<TPayload, TResult>(handler: RouteFunction<TPayload, TResult>, options: ServeOptions<TPayload> = {}): WorkflowNodeHandler {
-  const fetchHandler = serve<TPayload, TResult>(handler, options)
+  const core = createCore(handler, options)
   return (request, response, next) => {
-    toFetchRequest(request)
-      .then(fetchHandler)
-      .then(async (answer) => {
-        const bytes = Buffer.from(await answer.arrayBuffer())
-        const headers: Record<string, string> = {}
-        answer.headers.forEach((value, name) => (headers[name] = value))
-        response.writeHead(answer.status, { ...headers, 'content-length': String(bytes.length) })
-        response.end(bytes)
+    readNodeRequest(request)
+      .then(core)
+      .then((answer) => {
+        response.writeHead(answer.status, { ...answer.headers, 'content-length': String(Buffer.byteLength(answer.body)) })
+        response.end(answer.body)
       })
       .catch((error: unknown) => {
         if (next) return next(error)
@@ -452,7 +472,8 @@ export function serveNext<TPayload, TResult>(handler: RouteFunction<TPayload, TR
   return { POST: serve<TPayload, TResult>(handler, options) }
 }
 
-async function toFetchRequest(request: IncomingMessage): Promise<Request> {
+/** The request as the core needs it: URL from Host (and the mount path Express keeps in originalUrl), the body as text. */
+async function readNodeRequest(request: IncomingMessage): Promise<CoreRequest> {
   const encrypted = (request.socket as { encrypted?: boolean }).encrypted === true
   const proto = encrypted ? 'https' : 'http'
   const host = request.headers.host ?? 'localhost'
@@ -463,20 +484,15 @@ async function toFetchRequest(request: IncomingMessage): Promise<Request> {
     if (Array.isArray(value)) for (const item of value) headers.append(name, item)
     else headers.set(name, value)
   }
-  let body: Uint8Array | undefined
+  let body = ''
   const parsed = (request as IncomingMessage & { body?: unknown }).body
-  if (parsed instanceof Uint8Array) body = parsed
-  else if (typeof parsed === 'string') body = Buffer.from(parsed)
-  else if (parsed !== undefined && parsed !== null && typeof parsed === 'object' && request.readableEnded) body = Buffer.from(JSON.stringify(parsed))
+  if (parsed instanceof Uint8Array) body = Buffer.from(parsed.buffer, parsed.byteOffset, parsed.byteLength).toString('utf8')
+  else if (typeof parsed === 'string') body = parsed
+  else if (parsed !== undefined && parsed !== null && typeof parsed === 'object' && request.readableEnded) body = JSON.stringify(parsed)
   else if (!request.readableEnded) {
     const chunks: Buffer[] = []
     for await (const chunk of request) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer))
-    body = Buffer.concat(chunks)
+    body = Buffer.concat(chunks).toString('utf8')
   }
-  const method = request.method ?? 'POST'
-  return new Request(`${proto}://${host}${path}`, {
-    method,
-    headers,
-    body: method === 'GET' || method === 'HEAD' || body === undefined ? undefined : (body as BodyInit),
-  })
+  return { method: request.method ?? 'POST', url: `${proto}://${host}${path}`, headers, body }
 }

@@ -109,7 +109,7 @@ export const functionCases: DiffCase[] = [
       FLUSH,
       load('rt', "redis.register_function('rt', function() return {type(redis.breakpoint), type(redis.set_repl), type(redis.replicate_commands), type(redis.debug), type(redis.acl_check_cmd), type(redis.setresp), type(redis.sha1hex), type(redis.error_reply), type(redis.REPL_ALL), type(redis.pcall), type(redis.log), type(redis.register_function), redis.REDIS_VERSION} end)"),
       ['FCALL', 'rt', '0'], simple('rt2', 'rt2', 'redis.foo'), ['FCALL', 'rt2', '0'],
-      load('rt3', 'local reg = redis.register_function', "reg('rt3', function() return reg('late', function() end) end)"), ['FCALL', 'rt3', '0'],
+      load('rt3', 'local reg = redis.register_function', "reg('rt3', function() local late = reg('late', function() end) return late end)"), ['FCALL', 'rt3', '0'],
     ],
   },
   {

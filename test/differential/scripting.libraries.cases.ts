@@ -27,6 +27,13 @@ export const libraryCases: DiffCase[] = [
     ],
   },
   {
+    name: 'cjson nests up to 1000 levels both ways',
+    commands: [
+      ev("return type(cjson.decode(string.rep('[', 1000) .. string.rep(']', 1000)))"), ev("return cjson.decode(string.rep('[', 1001) .. string.rep(']', 1001))"),
+      ev('local t = {} local c = t for i = 1, 999 do c[1] = {} c = c[1] end return #cjson.encode(t)'), ev('local t = {} local c = t for i = 1, 1500 do c[1] = {} c = c[1] end return cjson.encode(t)'),
+    ],
+  },
+  {
     name: 'cmsgpack.pack and cmsgpack.unpack round trips and bytes',
     commands: [
       ev('return cmsgpack.pack({1, 2, 3})'), ev("return cmsgpack.pack({a = 1})"), ev('return cmsgpack.pack(1.5)'), ev('return cmsgpack.pack(-1)'), ev('return cmsgpack.pack(2^40)'), ev("return cmsgpack.pack('x')"),

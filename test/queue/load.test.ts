@@ -1,10 +1,11 @@
 /**
- * Load: 1,000 concurrent runs of 5 steps each through restis `serve()` and the local queue
- * (in-memory executor), to completion, with the throughput printed.
+ * Load: 1,000 concurrent runs of 5 steps each through restis `serveNode()` on node:http and the
+ * local queue (in-memory executor), to completion, with the throughput printed.
  */
+import { createServer } from 'node:http'
 import { expect, test } from 'vitest'
-import { serve } from '../../src/workflow/index.js'
-import { listenFetch, startQueue, TOKEN } from './support.js'
+import { serveNode } from '../../src/workflow/index.js'
+import { listenServer, startQueue, TOKEN } from './support.js'
 
 const RUNS = 1000
 const STEPS = 5
@@ -27,8 +28,9 @@ test(`${RUNS} concurrent runs of ${STEPS} steps complete through the local queue
       if (finished.size === RUNS) allDone()
     },
   })
-  const endpoint = await listenFetch(
-    serve<{ index: number }>(
+  const endpoint = await listenServer(
+    createServer(
+      serveNode<{ index: number }>(
       async (context) => {
         let total = 0
         for (let step = 1; step <= STEPS; step++) {
@@ -40,7 +42,8 @@ test(`${RUNS} concurrent runs of ${STEPS} steps complete through the local queue
         }
         return total
       },
-      { queueUrl: queue.url, token: TOKEN, env: {} },
+        { queueUrl: queue.url, token: TOKEN, env: {} },
+      ),
     ),
   )
   try {

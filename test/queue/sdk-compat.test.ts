@@ -313,3 +313,37 @@ async function until<T>(check: () => Promise<T | undefined>, timeoutMs = 10_000)
     await new Promise((resolve) => setTimeout(resolve, 10))
   }
 }
+
+describe('@upstash/workflow features beyond sequential steps', () => {
+  test('parallel steps (Promise.all of context.run) and context.sleep run on the restis queue', async () => {
+    const queue = await startQueue()
+    const counter = new Counter()
+    const { handler } = sdkServe(
+      async (context) => {
+        const a = await context.run('a', () => counter.hit('a'))
+        const [x, y, z] = await Promise.all([
+          context.run('x', () => counter.hit('x') * 10),
+          context.run('y', async () => counter.hit('y') * 20),
+          context.run('z', () => counter.hit('z') * 30),
+        ])
+        await context.sleep('nap', 1)
+        return { a, sum: await context.run('b', () => counter.hit('b') + x + y + z) }
+      },
+      { qstashClient: new SdkQueueClient({ baseUrl: queue.url, token: TOKEN }), env: {} },
+    )
+    const endpoint = await listenFetch(handler)
+    try {
+      const started = Date.now()
+      const runId = await start(endpoint, {})
+      const detail = await queue.waitForRun(runId)
+      expect(detail.run.state).toBe('RUN_SUCCESS')
+      expect(JSON.parse(detail.run.result!)).toEqual({ a: 1, sum: 61 })
+      expect(counter.toJSON()).toEqual({ a: 1, x: 1, y: 1, z: 1, b: 1 })
+      expect(detail.steps.filter((step) => step.stepType === 'Run (plan)').map((step) => step.stepName)).toEqual(['x', 'y', 'z'])
+      expect(Date.now() - started).toBeGreaterThanOrEqual(1000)
+    } finally {
+      await endpoint.close()
+      await queue.close()
+    }
+  })
+})

@@ -30,7 +30,14 @@ interface Resolved {
   readonly handler: Handler
   readonly name: string
   readonly info: CommandInfo
+  /** Flagged `write` (counted by rdb_changes_since_last_save when it succeeds). */
+  readonly write: boolean
+  /** Its counters in `stats.commands`, once it ran; they are zeroed in place, never replaced. */
+  counters: CommandStats | undefined
 }
+
+/** Command words remembered by {@link Engine.resolve}; beyond this, odd spellings resolve uncached. */
+const RESOLVED_CACHE_LIMIT = 1024
 
 /** Per-command counters, as INFO commandstats reports them. */
 export interface CommandStats {
@@ -86,6 +93,11 @@ export class Engine {
   /** Time limit of Lua scripts in ms ({@link EngineOptions.scriptTimeLimit}). */
   readonly scriptTimeLimit: number
   private readonly monitors = new Set<(line: string) => void>()
+  /**
+   * Commands without subcommands by the first word as sent (`GET`, `get`): one Map lookup
+   * instead of the table lookup, the handler lookup and a new {@link Resolved} on every call.
+   */
+  private readonly resolvedByName = new Map<string, Resolved>()
   private readonly expiryTimer: ReturnType<typeof setInterval> | undefined
   private nextSessionId = 1
 
@@ -174,6 +186,8 @@ export class Engine {
   /** The queue-time checks of Redis: the command exists, the subcommand exists, arity holds. */
   resolve(argv: readonly string[]): Resolved | ReplyError {
     if (argv.length === 0) return lookupError(argv)
+    const cached = this.resolvedByName.get(argv[0])
+    if (cached !== undefined) return checkArity(cached.info, argv.length) ? cached : arityError(cached.info)
     const info = findCommand(argv[0])
     if (info === undefined) return lookupError(argv)
     let target = info
@@ -187,7 +201,11 @@ export class Engine {
     // A command the table knows but the engine does not implement answers as Redis does for
     // a command it lacks.
     if (handler === undefined) return lookupError(argv)
-    return { handler, name: target.name, info: target }
+    const resolved: Resolved = { handler, name: target.name, info: target, write: target.flags.has('write'), counters: undefined }
+    if (target === info && info.subcommands === undefined && this.resolvedByName.size < RESOLVED_CACHE_LIMIT) {
+      this.resolvedByName.set(argv[0], resolved)
+    }
+    return resolved
   }
 
   private run(session: Session, argv: readonly string[], resolved: Resolved, now: number): Out {
@@ -202,7 +220,7 @@ export class Engine {
     const monitorAt = this.monitors.size === 0 ? 'never' : monitorTiming(resolved.info)
     if (monitorAt === 'before') this.feedMonitors(session, argv)
     let reply: Out
-    const counters = this.commandStats(resolved.name)
+    const counters = (resolved.counters ??= this.commandStats(resolved.name))
     const timed = counters.calls < 8 || (counters.calls & 7) === 0
     const started = timed ? monotonic.now() : 0
     try {
@@ -220,7 +238,7 @@ export class Engine {
     if (reply instanceof ReplyError) {
       counters.failedCalls++
       this.countError(reply)
-    } else if (resolved.info.flags.has('write')) this.stats.changesSinceSave++
+    } else if (resolved.write) this.stats.changesSinceSave++
     if (monitorAt === 'after') this.feedMonitors(session, argv)
     return reply
   }

@@ -5,33 +5,25 @@
 import { afterEach, describe, expect, test } from 'vitest'
 import fc from 'fast-check'
 import { MemoryExecutor } from '../../../src/executor/memory/memory-executor.js'
-import { ReplyError, Status, type Command, type Reply } from '../../../src/reply.js'
+import type { Command } from '../../../src/reply.js'
+import { closeEngines, marked, memoryEngine, type ExecutorUnderTest } from '../../support/engine.js'
 import { countBitsInRange, findBit } from '../../../src/executor/memory/commands/bitmap/bits.js'
 import { ENGINE_MAX_STRING_LENGTH } from '../../../src/executor/memory/commands/strings/value.js'
 
-let now = 1_000_000
+let clock: ExecutorUnderTest<unknown>
 let executor: MemoryExecutor
 
+/** A fresh executor on a clock at 1_000_000 that the test moves (`clock.now`). */
 function start(): MemoryExecutor {
-  now = 1_000_000
-  executor = new MemoryExecutor({ clock: () => now, activeExpiryInterval: 0 })
+  clock = memoryEngine({ start: 1_000_000, render: marked })
+  executor = clock.executor
   return executor
 }
 
-afterEach(async () => {
-  await executor?.close()
-})
+afterEach(closeEngines)
 
 function run(...command: Command): unknown {
-  return show(executor.execSync(command))
-}
-
-function show(reply: Reply): unknown {
-  if (reply instanceof Uint8Array) return Buffer.from(reply).toString('latin1')
-  if (reply instanceof ReplyError) return `-${reply.message}`
-  if (reply instanceof Status) return `+${reply.text}`
-  if (Array.isArray(reply)) return reply.map(show)
-  return reply
+  return clock.run(...command)
 }
 
 const bit = (value: string, position: number): number => (value.charCodeAt(position >> 3) >> (7 - (position & 7))) & 1
@@ -123,7 +115,7 @@ describe('bitmap: commands', () => {
     run('SETBIT', 'k', '7', '0')
     run('BITFIELD', 'k', 'SET', 'u8', '8', '66')
     run('BITOP', 'OR', 'd', 'k')
-    now += 101 // a key lives through its deadline millisecond
+    clock.now += 101 // a key lives through its deadline millisecond
     expect(run('GET', 'k')).toBe(null)
     expect(run('GET', 'd')).toBe('`B')
   })

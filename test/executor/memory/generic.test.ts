@@ -1,21 +1,21 @@
-import { describe, expect, test } from 'vitest'
-import { MemoryExecutor } from '../../../src/executor/memory/memory-executor.js'
+import { afterEach, describe, expect, test } from 'vitest'
 import { CursorTable } from '../../../src/executor/memory/scan-cursor.js'
 import { partialSort } from '../../../src/executor/memory/commands/generic/pqsort.js'
 import { readSortScore } from '../../../src/executor/memory/commands/generic/sort.js'
 import { ReplyError, type Command, type Reply } from '../../../src/reply.js'
+import { closeEngines, memoryEngine, START } from '../../support/engine.js'
 
 /**
  * Generic commands where the differential suite cannot reach: time (an injected clock instead
  * of sleeping), randomness, cursor bookkeeping, script context and configuration.
  */
 
-function engine(start = 1_700_000_000_000) {
-  let now = start
-  const executor = new MemoryExecutor({ clock: () => now, activeExpiryInterval: 0 })
-  const run = (...command: Command): Reply => executor.execSync(command)
-  return { executor, run, advance: (ms: number) => (now += ms) }
+/** An executor on a clock the test moves; replies as they are. */
+function engine(start = START) {
+  return memoryEngine({ start, render: (reply): Reply => reply })
 }
+
+afterEach(closeEngines)
 
 const text = (reply: Reply): string => Buffer.from(reply as Uint8Array).toString('latin1')
 const texts = (reply: Reply): string[] => (reply as Reply[]).map(text)

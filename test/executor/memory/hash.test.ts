@@ -1,7 +1,6 @@
 import { afterEach, describe, expect, test } from 'vitest'
-import { MemoryExecutor } from '../../../src/executor/memory/memory-executor.js'
 import { expireHashFields } from '../../../src/executor/memory/types/hash.js'
-import { ReplyError, Status, type Reply } from '../../../src/reply.js'
+import { closeEngines, memoryEngine, START, type Plain } from '../../support/engine.js'
 
 /**
  * What the differential suite cannot compare live: random replies (membership), the HSCAN cursor
@@ -9,42 +8,7 @@ import { ReplyError, Status, type Reply } from '../../../src/reply.js'
  * 7.0 server does not have. Those tests name the Redis command page they follow.
  */
 
-type Plain = string | number | null | { error: string } | Plain[]
-
-function plain(reply: Reply): Plain {
-  if (reply === null || typeof reply === 'symbol') return null
-  if (typeof reply === 'number') return reply
-  if (typeof reply === 'bigint') return Number(reply)
-  if (reply instanceof ReplyError) return { error: reply.message }
-  if (reply instanceof Status) return reply.text
-  if (reply instanceof Uint8Array) return Buffer.from(reply).toString('latin1')
-  return (reply as readonly Reply[]).map(plain)
-}
-
-const START = 1_700_000_000_000
-let executors: MemoryExecutor[] = []
-
-/** An executor on a fake clock, active expiry off unless a test drives it. */
-function engine() {
-  let now = START
-  const executor = new MemoryExecutor({ clock: () => now, activeExpiryInterval: 0 })
-  executors.push(executor)
-  return {
-    executor,
-    run: (...command: string[]): Plain => plain(executor.execSync(command)),
-    advance(ms: number) {
-      now += ms
-    },
-    get now() {
-      return now
-    },
-  }
-}
-
-afterEach(async () => {
-  await Promise.all(executors.map((executor) => executor.close()))
-  executors = []
-})
+afterEach(closeEngines)
 
 /** A hash in Redis's hashtable encoding (one field longer than hash-max-listpack-value). */
 function fillHashtable(run: (...command: string[]) => Plain, key: string, count: number): string[] {
@@ -60,7 +24,7 @@ function fillHashtable(run: (...command: string[]) => Plain, key: string, count:
 
 describe('HSCAN on a hashtable-encoded hash', () => {
   test('walks the hash in COUNT-sized steps and returns every field exactly once', () => {
-    const { run } = engine()
+    const { run } = memoryEngine()
     const fields = fillHashtable(run, 'h', 250)
     const seen: string[] = []
     let cursor = '0'
@@ -80,7 +44,7 @@ describe('HSCAN on a hashtable-encoded hash', () => {
   })
 
   test('returns every field present for the whole iteration although the hash changes between calls', () => {
-    const { run } = engine()
+    const { run } = memoryEngine()
     const fields = fillHashtable(run, 'h', 600)
     // Fields 0..299 stay for the whole scan; 300..599 are deleted along the way; new ones arrive.
     const stable = new Set(fields.slice(0, 300))
@@ -102,7 +66,7 @@ describe('HSCAN on a hashtable-encoded hash', () => {
   })
 
   test('MATCH filters after COUNT: a step may return nothing yet continue', () => {
-    const { run } = engine()
+    const { run } = memoryEngine()
     fillHashtable(run, 'h', 100)
     run('HSET', 'h', 'needle', '1')
     const [cursor, flat] = run('HSCAN', 'h', '0', 'MATCH', 'needle', 'COUNT', '5') as [string, string[]]
@@ -119,7 +83,7 @@ describe('HSCAN on a hashtable-encoded hash', () => {
   })
 
   test('a cursor past the end answers cursor 0 and no fields', () => {
-    const { run } = engine()
+    const { run } = memoryEngine()
     fillHashtable(run, 'h', 30)
     expect(run('HSCAN', 'h', '18446744073709551615')).toEqual(['0', []])
     expect(run('HSCAN', 'h', '-1')).toEqual(['0', []])
@@ -127,7 +91,7 @@ describe('HSCAN on a hashtable-encoded hash', () => {
 })
 
 test('HSCAN NOVALUES returns fields only (Redis 7.4, https://redis.io/docs/latest/commands/hscan/)', () => {
-  const { run } = engine()
+  const { run } = memoryEngine()
   run('HSET', 'h', 'a', '1', 'b', '2', 'c', '3')
   expect(run('HSCAN', 'h', '0', 'NOVALUES')).toEqual(['0', ['a', 'b', 'c']])
   expect(run('HSCAN', 'h', '0', 'MATCH', '[ab]', 'novalues')).toEqual(['0', ['a', 'b']])
@@ -145,7 +109,7 @@ describe('HRANDFIELD samples', () => {
   ]
   for (const [what, size, count] of sizes) {
     test(`a positive count never repeats a field: ${what}`, () => {
-      const { run } = engine()
+      const { run } = memoryEngine()
       const fields = size > 50 ? fillHashtable(run, 'h', size) : Array.from({ length: size }, (_, i) => `f${i}`)
       if (size <= 50) run('HSET', 'h', ...fields.flatMap((field) => [field, `v${field}`]))
       for (let round = 0; round < 20; round++) {
@@ -161,7 +125,7 @@ describe('HRANDFIELD samples', () => {
   }
 
   test('a listpack hash gives its unique sample in hash order', () => {
-    const { run } = engine()
+    const { run } = memoryEngine()
     const fields = Array.from({ length: 30 }, (_, i) => `f${String(i).padStart(2, '0')}`)
     run('HSET', 'h', ...fields.flatMap((field) => [field, '1']))
     for (let round = 0; round < 20; round++) {
@@ -171,7 +135,7 @@ describe('HRANDFIELD samples', () => {
   })
 
   test('a negative count may repeat fields and returns exactly |count| of them', () => {
-    const { run } = engine()
+    const { run } = memoryEngine()
     run('HSET', 'h', 'a', '1', 'b', '2')
     const picked = run('HRANDFIELD', 'h', '-50') as string[]
     expect(picked).toHaveLength(50)
@@ -182,7 +146,7 @@ describe('HRANDFIELD samples', () => {
   })
 
   test('a repeating sample larger than the engine can reply is refused at once (engine limit, not Redis)', () => {
-    const { run } = engine()
+    const { run } = memoryEngine()
     run('HSET', 'h', 'a', '1')
     const tooLarge = { error: 'ERR count exceeds the largest reply of the in-memory engine (16777216 elements)' }
     expect(run('HRANDFIELD', 'h', '-16777217')).toEqual(tooLarge)
@@ -192,7 +156,7 @@ describe('HRANDFIELD samples', () => {
   })
 
   test('without a count, a field of the hash', () => {
-    const { run } = engine()
+    const { run } = memoryEngine()
     run('HSET', 'h', 'a', '1', 'b', '2', 'c', '3')
     for (let round = 0; round < 20; round++) expect(['a', 'b', 'c']).toContain(run('HRANDFIELD', 'h'))
   })
@@ -200,7 +164,7 @@ describe('HRANDFIELD samples', () => {
 
 describe('HEXPIRE, HPEXPIRE, HEXPIREAT, HPEXPIREAT (Redis 7.4, https://redis.io/docs/latest/commands/hexpire/)', () => {
   test('the documented example: TTLs set on two fields, HTTL reads them', () => {
-    const { run, advance } = engine()
+    const { run, advance } = memoryEngine()
     expect(run('HSET', 'mykey', 'field1', 'hello', 'field2', 'world')).toBe(2)
     expect(run('HEXPIRE', 'mykey', '10', 'FIELDS', '2', 'field1', 'field2')).toEqual([1, 1])
     expect(run('HTTL', 'mykey', 'FIELDS', '2', 'field1', 'field2')).toEqual([10, 10])
@@ -210,7 +174,7 @@ describe('HEXPIRE, HPEXPIRE, HEXPIREAT, HPEXPIREAT (Redis 7.4, https://redis.io/
   })
 
   test('per-field codes: -2 missing field, 1 set, 2 deleted when the time is not in the future', () => {
-    const { run } = engine()
+    const { run } = memoryEngine()
     run('HSET', 'h', 'a', '1', 'b', '2', 'c', '3')
     expect(run('HEXPIRE', 'h', '100', 'FIELDS', '3', 'a', 'zz', 'b')).toEqual([1, -2, 1])
     expect(run('HEXPIRE', 'h', '0', 'FIELDS', '2', 'a', 'a')).toEqual([2, -2])
@@ -221,13 +185,13 @@ describe('HEXPIRE, HPEXPIRE, HEXPIREAT, HPEXPIREAT (Redis 7.4, https://redis.io/
   })
 
   test('a missing key answers -2 for every field', () => {
-    const { run } = engine()
+    const { run } = memoryEngine()
     expect(run('HEXPIRE', 'nokey', '10', 'NX', 'FIELDS', '2', 'a', 'b')).toEqual([-2, -2])
     expect(run('EXISTS', 'nokey')).toBe(0)
   })
 
   test('NX, XX, GT and LT; a field without TTL counts as an infinite TTL for GT and LT', () => {
-    const { run } = engine()
+    const { run } = memoryEngine()
     run('HSET', 'h', 'ttl', '1', 'none', '2')
     expect(run('HEXPIRE', 'h', '100', 'FIELDS', '1', 'ttl')).toEqual([1])
     expect(run('HEXPIRE', 'h', '200', 'NX', 'FIELDS', '2', 'ttl', 'none')).toEqual([0, 1])
@@ -241,7 +205,7 @@ describe('HEXPIRE, HPEXPIRE, HEXPIREAT, HPEXPIREAT (Redis 7.4, https://redis.io/
   })
 
   test('units and bases: seconds and milliseconds, relative and absolute', () => {
-    const { run } = engine()
+    const { run } = memoryEngine()
     run('HSET', 'h', 'a', '1', 'b', '2', 'c', '3', 'd', '4')
     run('HEXPIRE', 'h', '10', 'FIELDS', '1', 'a')
     run('HPEXPIRE', 'h', '1500', 'FIELDS', '1', 'b')
@@ -252,7 +216,7 @@ describe('HEXPIRE, HPEXPIRE, HEXPIREAT, HPEXPIREAT (Redis 7.4, https://redis.io/
   })
 
   test('argument errors, in Redis order: WRONGTYPE, time, FIELDS, numfields', () => {
-    const { run } = engine()
+    const { run } = memoryEngine()
     run('SET', 'str', 'x')
     run('HSET', 'h', 'a', '1')
     const wrongType = 'WRONGTYPE Operation against a key holding the wrong kind of value'
@@ -274,7 +238,7 @@ describe('HEXPIRE, HPEXPIRE, HEXPIREAT, HPEXPIREAT (Redis 7.4, https://redis.io/
 
 describe('HTTL, HPTTL, HEXPIRETIME, HPEXPIRETIME (Redis 7.4, https://redis.io/docs/latest/commands/httl/)', () => {
   test('-2 for a missing field or key, -1 without TTL, seconds rounded up', () => {
-    const { run, advance } = engine()
+    const { run, advance } = memoryEngine()
     run('HSET', 'h', 'a', '1', 'b', '2')
     run('HPEXPIRE', 'h', '10500', 'FIELDS', '1', 'a')
     expect(run('HTTL', 'h', 'FIELDS', '3', 'a', 'b', 'zz')).toEqual([11, -1, -2])
@@ -292,7 +256,7 @@ describe('HTTL, HPTTL, HEXPIRETIME, HPEXPIRETIME (Redis 7.4, https://redis.io/do
   })
 
   test('argument errors', () => {
-    const { run } = engine()
+    const { run } = memoryEngine()
     run('SET', 'str', 'x')
     expect(run('HTTL', 'str', 'FIELDS', '1', 'a')).toEqual({ error: 'WRONGTYPE Operation against a key holding the wrong kind of value' })
     expect(run('HTTL', 'h', 'FIELDX', '1', 'a')).toEqual({ error: 'ERR Mandatory argument FIELDS is missing or not at the right position' })
@@ -304,7 +268,7 @@ describe('HTTL, HPTTL, HEXPIRETIME, HPEXPIRETIME (Redis 7.4, https://redis.io/do
 
 describe('HPERSIST (Redis 7.4, https://redis.io/docs/latest/commands/hpersist/)', () => {
   test('-2 missing, -1 without TTL, 1 when the TTL is removed', () => {
-    const { run, advance } = engine()
+    const { run, advance } = memoryEngine()
     run('HSET', 'h', 'a', '1', 'b', '2')
     run('HEXPIRE', 'h', '10', 'FIELDS', '1', 'a')
     expect(run('HPERSIST', 'h', 'FIELDS', '3', 'a', 'b', 'zz')).toEqual([1, -1, -2])
@@ -318,7 +282,7 @@ describe('HPERSIST (Redis 7.4, https://redis.io/docs/latest/commands/hpersist/)'
 
 describe('expired fields vanish (Redis 7.4, https://redis.io/docs/latest/develop/data-types/hashes/#field-expiration)', () => {
   test('lazily on access: reads skip them and the hash is deleted with its last field', () => {
-    const { run, advance } = engine()
+    const { run, advance } = memoryEngine()
     run('HSET', 'h', 'a', '1', 'b', '2', 'c', '3')
     run('HPEXPIRE', 'h', '100', 'FIELDS', '2', 'a', 'b')
     advance(100)
@@ -335,7 +299,7 @@ describe('expired fields vanish (Redis 7.4, https://redis.io/docs/latest/develop
   })
 
   test('a write to an expired field starts a new field; a hash whose fields all expired is recreated', () => {
-    const { run, advance } = engine()
+    const { run, advance } = memoryEngine()
     run('HSET', 'h', 'a', '1')
     run('HPEXPIRE', 'h', '10', 'FIELDS', '1', 'a')
     advance(11)
@@ -347,7 +311,7 @@ describe('expired fields vanish (Redis 7.4, https://redis.io/docs/latest/develop
   })
 
   test('actively: expireHashFields reclaims due fields and deletes emptied hashes without any access', () => {
-    const { executor, run, advance, now } = engine()
+    const { executor, run, advance, now } = memoryEngine()
     run('HSET', 'h', 'a', '1', 'b', '2')
     run('HSET', 'g', 'x', '1')
     run('HPEXPIRE', 'h', '100', 'FIELDS', '1', 'a')
@@ -364,7 +328,7 @@ describe('expired fields vanish (Redis 7.4, https://redis.io/docs/latest/develop
   })
 
   test('actively, with many hashes: deleted and replaced hashes are skipped, a renamed one expires lazily', () => {
-    const { executor, run, advance } = engine()
+    const { executor, run, advance } = memoryEngine()
     for (let i = 0; i < 3000; i++) {
       run('HSET', `h${i}`, 'f', '1', 'keep', '1')
       run('HPEXPIRE', `h${i}`, String(1000 + i), 'FIELDS', '1', 'f')
@@ -381,7 +345,7 @@ describe('expired fields vanish (Redis 7.4, https://redis.io/docs/latest/develop
   })
 
   test('HSET discards a field TTL; HINCRBY, HINCRBYFLOAT keep it; HDEL removes it with the field', () => {
-    const { run } = engine()
+    const { run } = memoryEngine()
     run('HSET', 'h', 'a', '1', 'b', '2', 'c', '3')
     run('HEXPIRE', 'h', '100', 'FIELDS', '3', 'a', 'b', 'c')
     run('HSET', 'h', 'a', 'new')
@@ -394,7 +358,7 @@ describe('expired fields vanish (Redis 7.4, https://redis.io/docs/latest/develop
   })
 
   test('OBJECT ENCODING reports listpackex once a field-expiry command touched a listpack (Redis 7.4)', () => {
-    const { run } = engine()
+    const { run } = memoryEngine()
     run('HSET', 'h', 'a', '1')
     expect(run('OBJECT', 'ENCODING', 'h')).toBe('listpack')
     run('HEXPIRE', 'h', '100', 'FIELDS', '1', 'zz')
@@ -402,7 +366,7 @@ describe('expired fields vanish (Redis 7.4, https://redis.io/docs/latest/develop
   })
 
   test('a listpackex lists fields with a TTL first, soonest first, then the others in order', () => {
-    const { run } = engine()
+    const { run } = memoryEngine()
     run('HSET', 'h', 'a', '1', 'b', '2', 'c', '3', 'd', '4')
     run('HEXPIRE', 'h', '300', 'FIELDS', '1', 'c')
     run('HEXPIRE', 'h', '100', 'FIELDS', '1', 'd')
@@ -415,7 +379,7 @@ describe('expired fields vanish (Redis 7.4, https://redis.io/docs/latest/develop
 
 describe('HGETDEL (Redis 8.0, https://redis.io/docs/latest/commands/hgetdel/)', () => {
   test('the documented example: values or nil, the fields are gone, then the key', () => {
-    const { run } = engine()
+    const { run } = memoryEngine()
     run('HSET', 'mykey', 'field1', 'Hello', 'field2', 'World', 'field3', '!')
     expect(run('HGETDEL', 'mykey', 'FIELDS', '2', 'field3', 'field4')).toEqual(['!', null])
     expect(run('HGETALL', 'mykey')).toEqual(['field1', 'Hello', 'field2', 'World'])
@@ -424,7 +388,7 @@ describe('HGETDEL (Redis 8.0, https://redis.io/docs/latest/commands/hgetdel/)', 
   })
 
   test('a repeated field is returned once; a missing key gives nils; argument errors', () => {
-    const { run } = engine()
+    const { run } = memoryEngine()
     run('HSET', 'h', 'a', '1', 'b', '2')
     expect(run('HGETDEL', 'h', 'FIELDS', '2', 'a', 'a')).toEqual(['1', null])
     expect(run('HGETDEL', 'nokey', 'FIELDS', '2', 'a', 'b')).toEqual([null, null])
@@ -438,7 +402,7 @@ describe('HGETDEL (Redis 8.0, https://redis.io/docs/latest/commands/hgetdel/)', 
 
 describe('HGETEX (Redis 8.0, https://redis.io/docs/latest/commands/hgetex/)', () => {
   test('the documented example: EX sets TTLs, PERSIST removes them', () => {
-    const { run, advance } = engine()
+    const { run, advance } = memoryEngine()
     run('HSET', 'mykey', 'field1', 'Hello', 'field2', 'World')
     expect(run('HGETEX', 'mykey', 'EX', '120', 'FIELDS', '1', 'field1')).toEqual(['Hello'])
     expect(run('HGETEX', 'mykey', 'EX', '100', 'FIELDS', '1', 'field2')).toEqual(['World'])
@@ -449,7 +413,7 @@ describe('HGETEX (Redis 8.0, https://redis.io/docs/latest/commands/hgetex/)', ()
   })
 
   test('without an option it reads like HMGET and keeps TTLs; PX, EXAT, PXAT; a due time deletes', () => {
-    const { run } = engine()
+    const { run } = memoryEngine()
     run('HSET', 'h', 'a', '1', 'b', '2', 'c', '3')
     run('HEXPIRE', 'h', '50', 'FIELDS', '1', 'a')
     expect(run('HGETEX', 'h', 'FIELDS', '3', 'a', 'b', 'zz')).toEqual(['1', '2', null])
@@ -465,7 +429,7 @@ describe('HGETEX (Redis 8.0, https://redis.io/docs/latest/commands/hgetex/)', ()
   })
 
   test('argument errors', () => {
-    const { run } = engine()
+    const { run } = memoryEngine()
     run('HSET', 'h', 'a', '1')
     expect(run('HGETEX', 'h', 'EX', 'x', 'FIELDS', '1', 'a')).toEqual({ error: 'ERR value is not an integer or out of range' })
     expect(run('HGETEX', 'h', 'EX', '-1', 'FIELDS', '1', 'a')).toEqual({ error: 'ERR invalid expire time, must be >= 0' })
@@ -479,7 +443,7 @@ describe('HGETEX (Redis 8.0, https://redis.io/docs/latest/commands/hgetex/)', ()
 
 describe('HSETEX (Redis 8.0, https://redis.io/docs/latest/commands/hsetex/)', () => {
   test('the documented example: EXAT on two fields, FNX refuses when a field exists', () => {
-    const { run } = engine()
+    const { run } = memoryEngine()
     const exat = START / 1000 + 55_627
     expect(run('HSETEX', 'mykey', 'EXAT', String(exat), 'FIELDS', '2', 'field1', 'Hello', 'field2', 'World')).toBe(1)
     expect(run('HTTL', 'mykey', 'FIELDS', '2', 'field1', 'field2')).toEqual([55_627, 55_627])
@@ -487,7 +451,7 @@ describe('HSETEX (Redis 8.0, https://redis.io/docs/latest/commands/hsetex/)', ()
   })
 
   test('FNX sets only when no field exists, FXX only when all exist; all or nothing', () => {
-    const { run } = engine()
+    const { run } = memoryEngine()
     expect(run('HSETEX', 'h', 'FXX', 'FIELDS', '1', 'a', '1')).toBe(0)
     expect(run('EXISTS', 'h')).toBe(0)
     expect(run('HSETEX', 'h', 'FNX', 'FIELDS', '2', 'a', '1', 'b', '2')).toBe(1)
@@ -498,7 +462,7 @@ describe('HSETEX (Redis 8.0, https://redis.io/docs/latest/commands/hsetex/)', ()
   })
 
   test('without a TTL option the old TTL is discarded; KEEPTTL keeps it; a due time deletes the fields', () => {
-    const { run } = engine()
+    const { run } = memoryEngine()
     run('HSETEX', 'h', 'EX', '100', 'FIELDS', '2', 'a', '1', 'b', '2')
     run('HSETEX', 'h', 'FIELDS', '1', 'a', 'x')
     run('HSETEX', 'h', 'KEEPTTL', 'FIELDS', '1', 'b', 'y')
@@ -512,7 +476,7 @@ describe('HSETEX (Redis 8.0, https://redis.io/docs/latest/commands/hsetex/)', ()
   })
 
   test('argument errors: parsed before the key type is checked', () => {
-    const { run } = engine()
+    const { run } = memoryEngine()
     run('SET', 'str', 'x')
     const error = (message: string) => ({ error: message })
     expect(run('HSETEX', 'str', 'FIELDS', '1', 'a', '1')).toEqual(error('WRONGTYPE Operation against a key holding the wrong kind of value'))

@@ -7,7 +7,8 @@
 import { afterEach, describe, expect, test } from 'vitest'
 import fc from 'fast-check'
 import { MemoryExecutor } from '../../../src/executor/memory/memory-executor.js'
-import { ReplyError, Status, type Command, type Reply } from '../../../src/reply.js'
+import type { Command, Reply } from '../../../src/reply.js'
+import { closeEngines, marked, memoryEngine, type ExecutorUnderTest } from '../../support/engine.js'
 import { murmurHash64A, hash64 } from '../../../src/executor/memory/hll/murmur.js'
 import { HllBuffer } from '../../../src/executor/memory/hll/buffer.js'
 import { denseRegister, denseRegisterOf, denseSet } from '../../../src/executor/memory/hll/dense.js'
@@ -27,29 +28,20 @@ import {
 import { sparseHistogram, sparseSet, sparseToDense } from '../../../src/executor/memory/hll/sparse.js'
 import { runSelfTest } from '../../../src/executor/memory/hll/selftest.js'
 
-let now = 1_000_000
+let clock: ExecutorUnderTest<unknown>
 let executor: MemoryExecutor
 
+/** A fresh executor on a clock at 1_000_000 that the test moves (`clock.now`). */
 function start(): MemoryExecutor {
-  now = 1_000_000
-  executor = new MemoryExecutor({ clock: () => now, activeExpiryInterval: 0 })
+  clock = memoryEngine({ start: 1_000_000, render: marked })
+  executor = clock.executor
   return executor
 }
 
-afterEach(async () => {
-  await executor?.close()
-})
+afterEach(closeEngines)
 
 function run(...command: Command): unknown {
-  return show(executor.execSync(command))
-}
-
-function show(reply: Reply): unknown {
-  if (reply instanceof Uint8Array) return Buffer.from(reply).toString('latin1')
-  if (reply instanceof ReplyError) return `-${reply.message}`
-  if (reply instanceof Status) return `+${reply.text}`
-  if (Array.isArray(reply)) return reply.map(show)
-  return reply
+  return clock.run(...command)
 }
 
 const M = 0xc6a4a7935bd1e995n
@@ -211,7 +203,7 @@ describe('hyperloglog: expiry with an injected clock', () => {
     start()
     run('PFADD', 'k', 'a', 'b')
     run('PEXPIRE', 'k', '100')
-    now += 101
+    clock.now += 101
     expect(run('PFCOUNT', 'k')).toBe(0)
     expect(run('PFCOUNT', 'k', 'other')).toBe(0)
     expect(run('PFADD', 'k', 'c')).toBe(1)
@@ -224,7 +216,7 @@ describe('hyperloglog: expiry with an injected clock', () => {
     run('PFADD', 'd', 'a', 'b', 'c')
     run('PFADD', 's', 'x')
     run('PEXPIRE', 'd', '50')
-    now += 51
+    clock.now += 51
     expect(run('PFMERGE', 'd', 's')).toBe('+OK')
     expect(run('PFCOUNT', 'd')).toBe(1)
     expect(run('PTTL', 'd')).toBe(-1)
@@ -234,7 +226,7 @@ describe('hyperloglog: expiry with an injected clock', () => {
     start()
     run('PFADD', 'k', 'a')
     run('PEXPIRE', 'k', '1000')
-    now += 400
+    clock.now += 400
     expect(run('PFCOUNT', 'k')).toBe(1)
     expect(run('PTTL', 'k')).toBe(600)
     expect((run('GET', 'k') as string).charCodeAt(15)).toBe(0)
@@ -254,6 +246,6 @@ describe('hyperloglog: transactions', () => {
       ['PFADD', 's', 'a'],
       ['PFCOUNT', 'c'],
     ])
-    expect((replies as Reply[]).map(show)).toEqual([1, 1, '+OK', 3, 3, '+OK', '-WRONGTYPE Key is not a valid HyperLogLog string value.', 3])
+    expect((replies as Reply[]).map(marked)).toEqual([1, 1, '+OK', 3, 3, '+OK', '-WRONGTYPE Key is not a valid HyperLogLog string value.', 3])
   })
 })

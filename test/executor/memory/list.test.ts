@@ -103,12 +103,12 @@ describe('ListValue (ring buffer)', () => {
 })
 
 describe('list commands on the memory engine', () => {
+  afterEach(closeEngines)
+
   function engine(start = 1_000_000) {
-    let now = start
-    const executor = new MemoryExecutor({ clock: () => now, activeExpiryInterval: 0 })
-    const run = (...command: Command) => executor.execSync(command)
+    const { run, advance } = memoryEngine({ start, render: (reply): Reply => reply })
     const text = (reply: Reply) => (Array.isArray(reply) ? reply.map((r) => Buffer.from(r as Uint8Array).toString()) : reply)
-    return { run, text, advance: (ms: number) => (now += ms) }
+    return { run, text, advance }
   }
 
   test('a list whose TTL passed is gone for every list command', () => {

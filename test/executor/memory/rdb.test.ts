@@ -1,5 +1,4 @@
 import { afterEach, describe, expect, test } from 'vitest'
-import { MemoryExecutor } from '../../../src/executor/memory/memory-executor.js'
 import { crc64 } from '../../../src/executor/memory/rdb/crc64.js'
 import { lzfDecompress } from '../../../src/executor/memory/rdb/lzf.js'
 import { readListpack, writeListpack } from '../../../src/executor/memory/rdb/listpack.js'
@@ -13,8 +12,8 @@ import type { LoadContext } from '../../../src/executor/memory/rdb/codec.js'
 import { ListValue } from '../../../src/executor/memory/types/list.js'
 import { SetValue } from '../../../src/executor/memory/types/set.js'
 import { HashValue } from '../../../src/executor/memory/types/hash.js'
-import { ReplyError, Status, type Reply } from '../../../src/reply.js'
 import { CAPTURED, CAPTURED_STREAMS } from '../../differential/dump.cases.js'
+import { closeEngines, memoryEngine, plainExact } from '../../support/engine.js'
 import { StreamValue } from '../../../src/executor/memory/types/stream.js'
 import {
   bin, fromHex, intset, le, lzfLiteralString, payload, rdbLength, rdbString, ziplist, zipmap,
@@ -373,31 +372,12 @@ describe('hash field TTLs in payloads (Redis 7.4 RDB_TYPE_HASH_METADATA / HASH_L
   })
 })
 
-type Plain = string | number | null | { error: string } | Plain[]
+afterEach(closeEngines)
 
-function plain(reply: Reply): Plain {
-  if (reply === null || typeof reply === 'symbol') return null
-  if (typeof reply === 'number') return reply
-  if (typeof reply === 'bigint') return String(reply)
-  if (reply instanceof ReplyError) return { error: reply.message }
-  if (reply instanceof Status) return reply.text
-  if (reply instanceof Uint8Array) return Buffer.from(reply).toString('latin1')
-  return (reply as readonly Reply[]).map(plain)
-}
-
-let executors: MemoryExecutor[] = []
-afterEach(async () => {
-  await Promise.all(executors.map((executor) => executor.close()))
-  executors = []
-})
-
-/** An engine on a clock the test moves by hand. */
+/** An engine on a clock the test moves by hand (`time.now`); 64-bit integers come back as exact text. */
 function engineAt(start: number) {
-  const time = { now: start }
-  const executor = new MemoryExecutor({ clock: () => time.now, activeExpiryInterval: 0 })
-  executors.push(executor)
-  const run = (...command: (string | Buffer)[]): Plain => plain(executor.execSync(command))
-  return { time, run }
+  const time = memoryEngine({ start, render: plainExact })
+  return { time, run: time.run, executor: time.executor }
 }
 
 describe('RESTORE and DUMP with an injected clock', () => {
@@ -432,7 +412,7 @@ describe('RESTORE and DUMP with an injected clock', () => {
     expect(run('OBJECT', 'IDLETIME', 'k')).toBe(0)
   })
   test('hash field TTLs survive DUMP and RESTORE (Redis 7.4, https://redis.io/docs/latest/commands/hexpire/)', () => {
-    const { time, run } = engineAt(1_000_000)
+    const { time, run, executor } = engineAt(1_000_000)
     run('HSET', 'h', 'a', '1', 'b', '2', 'c', '3')
     run('HPEXPIREAT', 'h', '2000000', 'FIELDS', '1', 'a')
     run('HPEXPIREAT', 'h', '3000000', 'FIELDS', '1', 'b')
@@ -444,7 +424,7 @@ describe('RESTORE and DUMP with an injected clock', () => {
     expect((run('HKEYS', 'late') as string[]).sort()).toEqual(['b', 'c'])
     // The active cycle knows the restored hash.
     time.now = 3_000_001
-    executors[0].engine.expireDue()
+    executor.engine.expireDue()
     expect(run('HKEYS', 'copy')).toEqual(['c'])
   })
   test('a payload whose every field has expired answers OK and creates nothing (REPLACE still deletes)', () => {
@@ -459,8 +439,8 @@ describe('RESTORE and DUMP with an injected clock', () => {
     expect(run('DUMP', 'h')).toBeNull()
   })
   test('DUMP of a value without a codec (a JSON document: a module type in Redis) answers an error', () => {
-    const { run } = engineAt(1_000_000)
-    executors[0].engine.databases[0].set('doc', { type: 'ReJSON-RL' })
+    const { run, executor } = engineAt(1_000_000)
+    executor.engine.databases[0].set('doc', { type: 'ReJSON-RL' })
     expect(run('DUMP', 'doc')).toEqual({ error: 'ERR DUMP of ReJSON-RL values is not supported by the in-memory engine' })
   })
 })

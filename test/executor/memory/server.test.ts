@@ -1,11 +1,9 @@
 import { afterEach, describe, expect, test } from 'vitest'
 import { allCommands } from '../../../src/commands/lookup.js'
-import type { Session } from '../../../src/executor/memory/command.js'
 import { stringMatch as globMatch } from '../../../src/executor/memory/glob.js'
 import { parseMemory } from '../../../src/executor/memory/commands/server/config-parameters.js'
-import { Engine, type EngineOptions } from '../../../src/executor/memory/engine.js'
-import { toReply } from '../../../src/executor/memory/memory-executor.js'
-import { ReplyError, Status, type Reply } from '../../../src/reply.js'
+import type { EngineOptions } from '../../../src/executor/memory/engine.js'
+import { closeEngines, engineSession, type Plain } from '../../support/engine.js'
 
 /**
  * What the differential suite cannot compare live: session state across commands (SELECT, CLIENT
@@ -14,49 +12,22 @@ import { ReplyError, Status, type Reply } from '../../../src/reply.js'
  * commands newer than the local 7.0 server.
  */
 
-type Plain = string | number | null | { error: string } | Plain[]
-
-function plain(reply: Reply): Plain {
-  if (reply === null || typeof reply === 'symbol') return null
-  if (typeof reply === 'number') return reply
-  if (typeof reply === 'bigint') return Number(reply)
-  if (reply instanceof ReplyError) return { error: reply.message }
-  if (reply instanceof Status) return reply.text
-  if (reply instanceof Uint8Array) return Buffer.from(reply).toString('latin1')
-  return (reply as readonly Reply[]).map(plain)
-}
-
-const START = 1_700_000_000_000
-let engines: Engine[] = []
-
 /** An engine on a fake clock (active expiry off) and one session to talk to it. */
-function setup(options: EngineOptions = {}) {
-  let now = START
-  const engine = new Engine({ clock: () => now, activeExpiryInterval: 0, ...options })
-  engines.push(engine)
-  const session = engine.createSession('127.0.0.1:5000')
-  const run = (...argv: string[]): Plain => plain(toReply(engine.call(session, argv)))
-  return {
-    engine,
-    session,
-    run,
-    runAs: (other: Session, ...argv: string[]): Plain => plain(toReply(engine.call(other, argv))),
-    advance: (ms: number) => (now += ms),
+function setup(options: Omit<EngineOptions, 'clock'> = {}) {
+  const under = engineSession({ engine: options, address: '127.0.0.1:5000' })
+  return Object.assign(under, {
     info: (section: string): Map<string, string> => {
       const fields = new Map<string, string>()
-      for (const line of (run('INFO', section) as string).split('\r\n')) {
+      for (const line of (under.run('INFO', section) as string).split('\r\n')) {
         const colon = line.indexOf(':')
         if (colon > 0) fields.set(line.slice(0, colon), line.slice(colon + 1))
       }
       return fields
     },
-  }
+  })
 }
 
-afterEach(() => {
-  for (const engine of engines) engine.close()
-  engines = []
-})
+afterEach(closeEngines)
 
 describe('SELECT, SWAPDB and MOVE keep to sessions and databases', () => {
   test('SELECT changes the session database for its next commands', () => {

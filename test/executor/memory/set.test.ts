@@ -1,7 +1,6 @@
 import { afterEach, describe, expect, test } from 'vitest'
-import { MemoryExecutor } from '../../../src/executor/memory/memory-executor.js'
 import { OrderedTable } from '../../../src/executor/memory/types/ordered-table.js'
-import { ReplyError, Status, type Reply } from '../../../src/reply.js'
+import { closeEngines, memoryEngine, type Plain } from '../../support/engine.js'
 
 /**
  * What the differential suite cannot compare live: random replies (SPOP, SRANDMEMBER) checked
@@ -9,30 +8,7 @@ import { ReplyError, Status, type Reply } from '../../../src/reply.js'
  * order Redis does not define.
  */
 
-type Plain = string | number | null | { error: string } | Plain[]
-
-function plain(reply: Reply): Plain {
-  if (reply === null || typeof reply === 'symbol') return null
-  if (typeof reply === 'number') return reply
-  if (typeof reply === 'bigint') return Number(reply)
-  if (reply instanceof ReplyError) return { error: reply.message }
-  if (reply instanceof Status) return reply.text
-  if (reply instanceof Uint8Array) return Buffer.from(reply).toString('latin1')
-  return (reply as readonly Reply[]).map(plain)
-}
-
-let executors: MemoryExecutor[] = []
-
-function engine() {
-  const executor = new MemoryExecutor({ activeExpiryInterval: 0 })
-  executors.push(executor)
-  return (...command: string[]): Plain => plain(executor.execSync(command))
-}
-
-afterEach(async () => {
-  await Promise.all(executors.map((executor) => executor.close()))
-  executors = []
-})
+afterEach(closeEngines)
 
 function fill(run: (...command: string[]) => Plain, key: string, count: number): string[] {
   const members = Array.from({ length: count }, (_, i) => `m${i}`)
@@ -42,7 +18,7 @@ function fill(run: (...command: string[]) => Plain, key: string, count: number):
 
 describe('SSCAN on a hash-table set', () => {
   test('walks the set in COUNT-sized steps and returns every member exactly once', () => {
-    const run = engine()
+    const { run } = memoryEngine()
     const members = fill(run, 's', 95)
     const seen: string[] = []
     let cursor = '0'
@@ -56,7 +32,7 @@ describe('SSCAN on a hash-table set', () => {
   })
 
   test('a small set with no more members than COUNT comes back whole with cursor 0', () => {
-    const run = engine()
+    const { run } = memoryEngine()
     run('SADD', 's', 'a', 'b', 'c')
     const [cursor, batch] = run('SSCAN', 's', '0') as [string, string[]]
     expect(cursor).toBe('0')
@@ -64,7 +40,7 @@ describe('SSCAN on a hash-table set', () => {
   })
 
   test('returns every member present for the whole iteration although the set changes between calls', () => {
-    const run = engine()
+    const { run } = memoryEngine()
     const members = fill(run, 's', 800)
     const stable = members.filter((_, i) => i % 2 === 0)
     const doomed = members.filter((_, i) => i % 2 === 1)
@@ -83,7 +59,7 @@ describe('SSCAN on a hash-table set', () => {
   })
 
   test('an intset comes back whole and sorted whatever the cursor', () => {
-    const run = engine()
+    const { run } = memoryEngine()
     run('SADD', 's', ...Array.from({ length: 100 }, (_, i) => String(99 - i)))
     const [cursor, batch] = run('SSCAN', 's', '17', 'COUNT', '3') as [string, string[]]
     expect(cursor).toBe('0')
@@ -99,7 +75,7 @@ describe('SRANDMEMBER', () => {
   ]
   for (const [what, size, count] of shapes) {
     test(`a positive count returns distinct members: ${what}`, () => {
-      const run = engine()
+      const { run } = memoryEngine()
       const members = what === 'an intset' ? Array.from({ length: size }, (_, i) => String(i)) : fill(run, 's', size)
       if (what === 'an intset') run('SADD', 's', ...members)
       for (let round = 0; round < 20; round++) {
@@ -113,7 +89,7 @@ describe('SRANDMEMBER', () => {
   }
 
   test('a negative count returns |count| members and may repeat them', () => {
-    const run = engine()
+    const { run } = memoryEngine()
     run('SADD', 's', 'a', 'b')
     const picked = run('SRANDMEMBER', 's', '-40') as string[]
     expect(picked).toHaveLength(40)
@@ -121,7 +97,7 @@ describe('SRANDMEMBER', () => {
   })
 
   test('a repeating sample larger than the engine can reply is refused at once (engine limit, not Redis)', () => {
-    const run = engine()
+    const { run } = memoryEngine()
     run('SADD', 's', 'a')
     expect(run('SRANDMEMBER', 's', '-16777217')).toEqual({ error: 'ERR count exceeds the largest reply of the in-memory engine (16777216 elements)' })
     expect(run('SRANDMEMBER', 'nokey', '-16777217')).toEqual([])
@@ -129,7 +105,7 @@ describe('SRANDMEMBER', () => {
   })
 
   test('without a count, a member of the set', () => {
-    const run = engine()
+    const { run } = memoryEngine()
     run('SADD', 's', 'a', 'b', 'c')
     for (let round = 0; round < 20; round++) expect(['a', 'b', 'c']).toContain(run('SRANDMEMBER', 's'))
   })
@@ -137,7 +113,7 @@ describe('SRANDMEMBER', () => {
 
 describe('SPOP', () => {
   test('popped members are distinct, come from the set and leave it', () => {
-    const run = engine()
+    const { run } = memoryEngine()
     const members = fill(run, 's', 200)
     const popped: string[] = []
     popped.push(run('SPOP', 's') as string)
@@ -152,7 +128,7 @@ describe('SPOP', () => {
   })
 
   test('popping most of an intset returns the popped members in ascending order', () => {
-    const run = engine()
+    const { run } = memoryEngine()
     const members = Array.from({ length: 100 }, (_, i) => String(i))
     run('SADD', 's', ...members)
     const popped = run('SPOP', 's', '90') as string[]
@@ -165,7 +141,7 @@ describe('SPOP', () => {
   })
 
   test('popping the last members deletes the key', () => {
-    const run = engine()
+    const { run } = memoryEngine()
     run('SADD', 's', 'a', 'b', 'c')
     run('SPOP', 's', '2')
     run('SPOP', 's')

@@ -1,5 +1,4 @@
-import { describe, expect, test } from 'vitest'
-import { MemoryExecutor } from '../../../src/executor/memory/memory-executor.js'
+import { afterEach, describe, expect, test } from 'vitest'
 import { StreamValue } from '../../../src/executor/memory/types/stream.js'
 import { IdMap } from '../../../src/executor/memory/types/stream-group.js'
 import {
@@ -13,7 +12,8 @@ import {
   type StreamId,
 } from '../../../src/executor/memory/types/stream-id.js'
 import { entrySize, integerElementSize, stringElementSize } from '../../../src/executor/memory/types/stream-listpack.js'
-import { NULL_ARRAY, ReplyError, type Command, type Reply } from '../../../src/reply.js'
+import { NULL_ARRAY, ReplyError, type Reply } from '../../../src/reply.js'
+import { closeEngines, memoryEngine } from '../../support/engine.js'
 
 /**
  * Streams beyond what the differential suite can show: the ID arithmetic and the ordered maps
@@ -31,20 +31,11 @@ function randomSource(seed: number): (n: number) => number {
   }
 }
 
+afterEach(closeEngines)
+
 /** An executor on a manual clock, with a helper that runs a command and decodes bulk strings. */
 function clocked(start = 1_700_000_000_000) {
-  let now = start
-  const executor = new MemoryExecutor({ clock: () => now, activeExpiryInterval: 0 })
-  const run = (...command: string[]): unknown => decode(executor.execSync(command as Command))
-  return {
-    run,
-    advance: (ms: number) => {
-      now += ms
-    },
-    get now() {
-      return now
-    },
-  }
+  return memoryEngine({ start, render: decode })
 }
 
 /** Bulk strings as text, the rest as is (errors as their message). */
@@ -348,8 +339,7 @@ describe('auto-generated IDs (XADD *)', () => {
   })
 
   test('the transaction’s time serves every XADD * inside it', () => {
-    const clock = clocked(7000)
-    const executor = new MemoryExecutor({ clock: () => clock.now, activeExpiryInterval: 0 })
+    const { executor } = clocked(7000)
     const replies = executor.engine.transaction(executor.engine.createSession(), [
       ['XADD', 's', '*', 'a', '1'],
       ['XADD', 's', '*', 'b', '2'],

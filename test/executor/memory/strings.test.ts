@@ -5,33 +5,25 @@
  */
 import { afterEach, describe, expect, test } from 'vitest'
 import { MemoryExecutor } from '../../../src/executor/memory/memory-executor.js'
-import { ReplyError, Status, type Command, type Reply } from '../../../src/reply.js'
+import { Status, type Command } from '../../../src/reply.js'
+import { closeEngines, marked, memoryEngine, type ExecutorUnderTest } from '../../support/engine.js'
 import { ENGINE_MAX_STRING_LENGTH } from '../../../src/executor/memory/commands/strings/value.js'
 
-let now = 1_000_000
+let clock: ExecutorUnderTest<unknown>
 let executor: MemoryExecutor
 
+/** A fresh executor on a clock at 1_000_000 that the test moves (`clock.now`). */
 function start(): MemoryExecutor {
-  now = 1_000_000
-  executor = new MemoryExecutor({ clock: () => now, activeExpiryInterval: 0 })
+  clock = memoryEngine({ start: 1_000_000, render: marked })
+  executor = clock.executor
   return executor
 }
 
-afterEach(async () => {
-  await executor?.close()
-})
+afterEach(closeEngines)
 
 /** Runs one command; bulk replies come back as latin1 text, errors and statuses as their text. */
 function run(...command: Command): unknown {
-  return show(executor.execSync(command))
-}
-
-function show(reply: Reply): unknown {
-  if (reply instanceof Uint8Array) return Buffer.from(reply).toString('latin1')
-  if (reply instanceof ReplyError) return `-${reply.message}`
-  if (reply instanceof Status) return `+${reply.text}`
-  if (Array.isArray(reply)) return reply.map(show)
-  return reply
+  return clock.run(...command)
 }
 
 /** A key holding another type, without depending on another family's commands. */
@@ -44,13 +36,13 @@ describe('strings: expiry with an injected clock', () => {
     start()
     expect(run('SET', 'k', 'v', 'EX', '10')).toBe('+OK')
     expect(run('SET', 'p', 'v', 'PX', '1500')).toBe('+OK')
-    now += 1500
+    clock.now += 1500
     expect(run('GET', 'p')).toBe('v') // alive through its deadline millisecond, as in Redis
-    now += 1
+    clock.now += 1
     expect(run('GET', 'p')).toBe(null)
-    now += 8499
+    clock.now += 8499
     expect(run('GET', 'k')).toBe('v')
-    now += 1
+    clock.now += 1
     expect(run('GET', 'k')).toBe(null)
   })
 
@@ -58,11 +50,11 @@ describe('strings: expiry with an injected clock', () => {
     start()
     run('SET', 'k', 'v', 'EXAT', '1005')
     run('SET', 'p', 'v', 'PXAT', '1000500')
-    now = 1_000_499
+    clock.now = 1_000_499
     expect(run('MGET', 'k', 'p')).toEqual(['v', 'v'])
-    now = 1_000_501
+    clock.now = 1_000_501
     expect(run('MGET', 'k', 'p')).toEqual(['v', null])
-    now = 1_005_001
+    clock.now = 1_005_001
     expect(run('MGET', 'k', 'p')).toEqual([null, null])
   })
 
@@ -70,12 +62,12 @@ describe('strings: expiry with an injected clock', () => {
     start()
     run('SET', 'k', 'v', 'PX', '100')
     run('SET', 'k', 'w', 'KEEPTTL')
-    now += 101
+    clock.now += 101
     expect(run('GET', 'k')).toBe(null)
     for (const overwrite of [['SET', 'k', 'x'], ['GETSET', 'k', 'x'], ['MSET', 'k', 'x']]) {
       run('SET', 'k', 'v', 'PX', '100')
       run(...overwrite)
-      now += 1000
+      clock.now += 1000
       expect(run('GET', 'k')).toBe('x')
     }
   })
@@ -88,7 +80,7 @@ describe('strings: expiry with an injected clock', () => {
     run('APPEND', 'k', '0')
     run('SETRANGE', 'k', '0', '3')
     expect(run('GET', 'k')).toBe('3.50')
-    now += 101
+    clock.now += 101
     expect(run('GET', 'k')).toBe(null)
   })
 
@@ -97,9 +89,9 @@ describe('strings: expiry with an injected clock', () => {
     run('SETEX', 's', '2', 'v')
     run('PSETEX', 'p', '20', 'v')
     run('SETNX', 'n', 'v')
-    now += 21
+    clock.now += 21
     expect(run('MGET', 's', 'p', 'n')).toEqual(['v', null, 'v'])
-    now += 1980
+    clock.now += 1980
     expect(run('MGET', 's', 'p', 'n')).toEqual([null, null, 'v'])
   })
 
@@ -107,17 +99,17 @@ describe('strings: expiry with an injected clock', () => {
     start()
     run('SET', 'k', 'v')
     expect(run('GETEX', 'k', 'PX', '50')).toBe('v')
-    now += 49
+    clock.now += 49
     expect(run('GETEX', 'k', 'PERSIST')).toBe('v')
-    now += 10_000
+    clock.now += 10_000
     expect(run('GET', 'k')).toBe('v')
-    expect(run('GETEX', 'k', 'PXAT', String(now))).toBe('v')
+    expect(run('GETEX', 'k', 'PXAT', String(clock.now))).toBe('v')
     expect(executor.engine.databases[0].data.has('k')).toBe(false)
   })
 
   test('a relative expire overflows exactly when now + ms passes INT64_MAX', () => {
     start()
-    now = 1000
+    clock.now = 1000
     expect(run('SET', 'k', 'v', 'PX', String(2n ** 63n - 1n - 1000n))).toBe('+OK')
     expect(run('SET', 'k', 'v', 'PX', String(2n ** 63n - 1000n))).toBe("-ERR invalid expire time in 'set' command")
     expect(run('GETEX', 'k', 'PX', String(2n ** 63n - 1000n))).toBe("-ERR invalid expire time in 'getex' command")

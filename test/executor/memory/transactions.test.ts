@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, test } from 'vitest'
-import { Engine } from '../../../src/executor/memory/engine.js'
 import { MemoryExecutor, toReply } from '../../../src/executor/memory/memory-executor.js'
-import { ReplyError, Status, type Reply } from '../../../src/reply.js'
+import { ReplyError, type Reply } from '../../../src/reply.js'
+import { closeEngines, engineSession, plain, START, type Plain } from '../../support/engine.js'
 
 /**
  * Transaction semantics that a live comparison cannot pin down: the single time snapshot of a
@@ -9,50 +9,23 @@ import { ReplyError, Status, type Reply } from '../../../src/reply.js'
  * server.c / db.c), expiry at the block's edges, and what the engine refuses at queue time.
  */
 
-type Plain = string | number | null | { error: string } | Plain[]
-
-function plain(reply: Reply): Plain {
-  if (reply === null || typeof reply === 'symbol') return null
-  if (typeof reply === 'number') return reply
-  if (typeof reply === 'bigint') return Number(reply)
-  if (reply instanceof ReplyError) return { error: reply.message }
-  if (reply instanceof Status) return reply.text
-  if (reply instanceof Uint8Array) return Buffer.from(reply).toString('latin1')
-  return (reply as readonly Reply[]).map(plain)
-}
-
-const START = 1_700_000_000_000
-let engines: Engine[] = []
-
 /** An engine whose clock moves `step` ms every time it is read. */
 function setup(step = 0) {
-  let now = START
-  const engine = new Engine({
-    clock: () => {
-      const current = now
-      now += step
-      return current
-    },
-    activeExpiryInterval: 0,
-  })
-  engines.push(engine)
-  const session = engine.createSession()
+  const under = engineSession({ step })
+  const { engine, session } = under
   return {
     engine,
     session,
-    run: (...argv: string[]): Plain => plain(toReply(engine.call(session, argv))),
+    run: under.run,
     multi: (...commands: string[][]): Plain => {
       const replies = engine.transaction(session, commands)
       return replies instanceof ReplyError ? { error: replies.message } : replies.map((reply) => plain(toReply(reply)))
     },
-    setNow: (ms: number) => (now = ms),
+    setNow: (ms: number) => (under.now = ms),
   }
 }
 
-afterEach(() => {
-  for (const engine of engines) engine.close()
-  engines = []
-})
+afterEach(closeEngines)
 
 describe('one time snapshot per transaction', () => {
   test('a key that is live when the block starts stays live to its end, even as the clock moves', () => {

@@ -535,6 +535,7 @@ end
 -- Makes a loaded library callable, replacing one of the same name.
 function D.commit(name)
   local library = pending[name]
+  if library == nil then return {err = 'ERR library ' .. name .. ' is not pending'} end
   pending[name] = nil
   unlink(name)
   unlock(library.meta)
@@ -556,7 +557,7 @@ function D.delete(name)
 end
 
 function D.flushLibraries()
-  libraries, functions, pending = {}, {}, {}
+  libraries, functions = {}, {}
   return 1
 end
 

@@ -87,7 +87,7 @@ export class ScriptVm {
 
   /** Drops every compiled script (SCRIPT FLUSH). */
   forgetScripts(): void {
-    this.evaluate(`${this.prefix}forgetScripts()`, [], 0, SETUP_LIMIT_MS)
+    this.control(`${this.prefix}forgetScripts()`)
     this.compiled.clear()
   }
 
@@ -108,27 +108,36 @@ export class ScriptVm {
 
   /** Makes a pending library callable (replacing a loaded one of the same name). */
   commit(name: string): void {
-    this.evaluate(`${this.prefix}commit(${luaString(name)})`, [], 0, SETUP_LIMIT_MS)
+    this.control(`${this.prefix}commit(${luaString(name)})`)
   }
 
   /** Drops every pending library. */
   discard(): void {
-    this.evaluate(`${this.prefix}discard()`, [], 0, SETUP_LIMIT_MS)
+    this.control(`${this.prefix}discard()`)
   }
 
   /** Unloads a library. */
   deleteLibrary(name: string): void {
-    this.evaluate(`${this.prefix}delete(${luaString(name)})`, [], 0, SETUP_LIMIT_MS)
+    this.control(`${this.prefix}delete(${luaString(name)})`)
   }
 
   /** Unloads every library. */
   flushLibraries(): void {
-    this.evaluate(`${this.prefix}flushLibraries()`, [], 0, SETUP_LIMIT_MS)
+    this.control(`${this.prefix}flushLibraries()`)
   }
 
   /** Calls a loaded function with its keys and arguments. */
   fcall(name: string, keys: readonly string[], args: readonly string[], caller: ScriptCaller, limitMs: number): Out {
     return this.call(`${this.prefix}fcall(${luaString(name)})`, name, 'user_function', keys, args, caller, limitMs)
+  }
+
+  /**
+   * Runs a bookkeeping operation of the runtime, which replies 1. Anything else means the VM and
+   * the maps disagree: the VM is declared dead, so that its owner rebuilds it from the maps.
+   */
+  private control(chunk: string): void {
+    const reply = this.evaluate(chunk, [], 0, SETUP_LIMIT_MS)
+    if (reply !== 1) throw new LuaVmDead(`runtime operation failed: ${reply instanceof ReplyError ? reply.message : String(reply)}`)
   }
 
   private call(
@@ -143,7 +152,12 @@ export class ScriptVm {
     this.caller = caller
     try {
       const reply = this.evaluate(chunk, keys.length === 0 ? args : [...keys, ...args], keys.length, limitMs)
-      return reply instanceof ScriptFailure ? this.failure(reply, name, source) : reply
+      if (reply instanceof ScriptFailure) return this.failure(reply, name, source)
+      // Out of time, yet a result: the script caught the error. Redis's killed scripts cannot.
+      if (this.wasm.expired && !(reply instanceof ReplyError && reply.message.startsWith(this.texts.timeoutError))) {
+        return new ReplyError(this.texts.timeoutError)
+      }
+      return reply
     } finally {
       this.caller = null
     }
@@ -173,7 +187,7 @@ export class ScriptVm {
   private hostCall(bytes: Uint8Array): Uint8Array {
     const argv = decodeArgs(bytes)
     try {
-      if (argv[0] === this.marker) return encodeReply(this.control(argv))
+      if (argv[0] === this.marker) return encodeReply(this.request(argv))
       if (this.caller === null) return encodeReply(NO_CALLER)
       return encodeReply(this.caller.command(argv))
     } catch (error) {
@@ -183,7 +197,7 @@ export class ScriptVm {
     }
   }
 
-  private control(argv: readonly string[]): Out {
+  private request(argv: readonly string[]): Out {
     switch (argv[1]) {
       case 'lock':
       case 'unlock':

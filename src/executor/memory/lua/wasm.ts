@@ -52,6 +52,14 @@ export class LuaVmDead extends Error {
 /** Emscripten's setjmp/longjmp: `longjmp` throws this through JavaScript to the nearest `invoke_*`. */
 class LongJump {}
 
+/**
+ * The C stack scripts run on. The binary's own stack is 64 KB and nothing checks it: cjson decoding
+ * 600 nested arrays overflows it into static data (crashes, or worse, hangs). Evaluations run on
+ * this larger stack instead, allocated once in the VM's heap; Redis's Lua libraries bound their own
+ * recursion (cjson at 1000 levels) well within it.
+ */
+const SCRIPT_STACK_BYTES = 1024 * 1024
+
 /** What the hook's counter holds while time remains: far more than any script executes. */
 const PLENTY = 2n ** 62n
 
@@ -97,6 +105,10 @@ export class LuaWasm {
   private readonly fuelAddress: number | null
   /** Monotonic time (ms) after which the running evaluation is stopped. */
   private deadline = Infinity
+  /** Set when the hook found the last evaluation past its deadline. */
+  expired = false
+  /** Top (highest address, 16-aligned) of the stack evaluations run on. */
+  private readonly stackTop: number
 
   constructor(private readonly host: LuaHost) {
     const env = this.imports()
@@ -111,6 +123,9 @@ export class LuaWasm {
     // none of them, as Redis 7.0.
     this.exports.set_compat(0)
     if (this.exports.init() !== 0) throw new LuaVmDead('the Lua VM did not initialise')
+    const stack = this.exports.alloc(SCRIPT_STACK_BYTES)
+    if (stack === 0) throw new LuaVmDead('no memory for the script stack')
+    this.stackTop = (stack + SCRIPT_STACK_BYTES) & ~15
   }
 
   /** True when time limits are checked against the clock (else they are instruction budgets). */
@@ -139,7 +154,10 @@ export class LuaWasm {
     }
     this.bytes().set(encodedArgs, argsPtr)
     this.deadline = monotonic.now() + limitMs
+    this.expired = false
     let dead = false
+    const savedStack = this.exports.emscripten_stack_get_current()
+    this.exports._emscripten_stack_restore(this.stackTop)
     try {
       this.exports.eval_with_args(retPtr, scriptPtr, chunk.length, argsPtr, encodedArgs.length, keys)
       const view = this.dataView()
@@ -153,6 +171,7 @@ export class LuaWasm {
       throw this.died(error)
     } finally {
       this.deadline = Infinity
+      this.exports._emscripten_stack_restore(savedStack)
       // A dead instance is dropped whole; its allocator may be in any state.
       if (!dead) {
         this.exports.free_mem(scriptPtr)
@@ -200,7 +219,9 @@ export class LuaWasm {
   /** The instruction hook's clock check: past the deadline, spend the counter so the hook raises. */
   private tick(): number {
     if (this.fuelAddress !== null) {
-      this.dataView().setBigInt64(this.fuelAddress, monotonic.now() > this.deadline ? 0n : PLENTY, true)
+      const expired = monotonic.now() > this.deadline
+      if (expired) this.expired = true
+      this.dataView().setBigInt64(this.fuelAddress, expired ? 0n : PLENTY, true)
     }
     return 0
   }

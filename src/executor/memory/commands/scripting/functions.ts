@@ -15,7 +15,7 @@ import { runScript } from './bridge.js'
 import { readKeyCount, scriptKill, WRITE_FLAG_WITH_RO } from './eval.js'
 import { dumpLibraries, readLibraries } from './function-dump.js'
 import { NO_WRITES, isValidName, parseLibrary } from './shebang.js'
-import { LOAD_TIME_LIMIT_MS, scripting, type FunctionEntry, type Library, type Scripting } from './state.js'
+import { loadTimeLimit, scripting, type FunctionEntry, type Library, type Scripting } from './state.js'
 
 const FUNCTION_NOT_FOUND = new ReplyError('ERR Function not found')
 const BAD_KEY_COUNT = new ReplyError('ERR Bad number of keys provided')
@@ -51,13 +51,13 @@ interface Candidate {
  * collision check): metadata, engine, the code's own run. `taken` says which library names are
  * in use (FUNCTION LOAD without REPLACE, or earlier libraries of the same RESTORE payload).
  */
-function prepare(vm: ScriptVm, payload: string, taken: (name: string) => boolean): Candidate | ReplyError {
+function prepare(vm: ScriptVm, payload: string, taken: (name: string) => boolean, limitMs: number): Candidate | ReplyError {
   const parsed = parseLibrary(payload)
   if (typeof parsed === 'string') return new ReplyError(`ERR ${parsed}`)
   if (!isValidName(parsed.name)) return INVALID_NAME
   if (parsed.engine.toLowerCase() !== 'lua') return new ReplyError(`ERR Engine '${parsed.engine}' not found`)
   if (taken(parsed.name)) return new ReplyError(`ERR Library '${parsed.name}' already exists`)
-  const functions = vm.load(parsed.name, parsed.code, LOAD_TIME_LIMIT_MS)
+  const functions = vm.load(parsed.name, parsed.code, limitMs)
   if (functions instanceof ReplyError) return functions
   if (functions.length === 0) {
     vm.discard()
@@ -115,7 +115,7 @@ function functionLoad(ctx: CommandContext, argv: readonly string[]): Out {
   if (at >= argv.length) return CODE_MISSING
   const state = scripting(ctx.engine)
   return state.withVm((vm) => {
-    const candidate = prepare(vm, argv[at], (name) => !replace && state.libraries.has(name))
+    const candidate = prepare(vm, argv[at], (name) => !replace && state.libraries.has(name), loadTimeLimit(ctx.engine))
     if (candidate instanceof ReplyError) return candidate
     const clash = collision(state, [candidate], new Set([candidate.name]))
     if (clash !== null) {
@@ -221,7 +221,7 @@ function functionRestore(ctx: CommandContext, argv: readonly string[]): Out {
     const names = new Set<string>()
     const payloadFunctions = new Set<string>()
     for (const code of codes) {
-      const candidate = prepare(vm, code, (name) => names.has(name))
+      const candidate = prepare(vm, code, (name) => names.has(name), loadTimeLimit(ctx.engine))
       if (candidate instanceof ReplyError) return abandon(vm, candidate)
       for (const fn of candidate.functions) {
         const key = fn.name.toLowerCase()

@@ -38,7 +38,12 @@ export interface FunctionEntry {
 }
 
 /** The budget of FUNCTION LOAD's run of a library (Redis's LOAD_TIMEOUT_MS). */
-export const LOAD_TIME_LIMIT_MS = 500
+const LOAD_TIME_LIMIT_MS = 500
+
+/** FUNCTION LOAD's budget: Redis's, or the engine's script time limit when that is shorter. */
+export function loadTimeLimit(engine: Engine): number {
+  return Math.min(LOAD_TIME_LIMIT_MS, engine.scriptTimeLimit)
+}
 
 /**
  * The error a script gets when it runs past the engine's `scriptTimeLimit`. Redis never stops a
@@ -85,7 +90,7 @@ export class Scripting {
     }
     const vm = new ScriptVm(texts)
     for (const library of this.libraries.values()) {
-      if (vm.load(library.name, library.body, LOAD_TIME_LIMIT_MS) instanceof ReplyError) continue
+      if (vm.load(library.name, library.body, loadTimeLimit(this.engine)) instanceof ReplyError) continue
       vm.commit(library.name)
     }
     this.current = vm

@@ -15,10 +15,46 @@ const INT64_MIN = -(2n ** 63n)
 /** DECRBY cannot negate INT64_MIN. */
 const DECREMENT_OVERFLOW = new ReplyError('ERR decrement would overflow')
 
-/** Adds `delta` to the integer at `key` (0 when missing) and replies the result. */
-function incrementBy(ctx: CommandContext, key: string, delta: bigint): Out {
+/**
+ * `text` as a number when it is an integer Redis reads (no `+`, no leading zero, no `-0`) of at
+ * most 15 digits, so exact as a double; else null (longer integers and non-integers alike: the
+ * caller then takes the exact bigint path, which tells them apart).
+ */
+function readShortInteger(text: string): number | null {
+  const length = text.length
+  if (length === 0 || length > 16) return null
+  const negative = text.charCodeAt(0) === 45
+  const first = negative ? 1 : 0
+  if (length === first || length - first > 15) return null
+  let n = 0
+  for (let i = first; i < length; i++) {
+    const digit = text.charCodeAt(i) - 48
+    if (digit < 0 || digit > 9) return null
+    n = n * 10 + digit
+  }
+  if (text.charCodeAt(first) === 48 && (length - first > 1 || negative)) return null
+  return negative ? -n : n
+}
+
+/**
+ * Adds `delta` to the integer at `key` (0 when missing) and replies the result. The common case
+ * (a stored value and a result within ±2^53) is done in doubles, exactly; anything else, and every
+ * error, goes through the 64-bit bigint path.
+ */
+function incrementBy(ctx: CommandContext, key: string, delta: bigint | number): Out {
   const current = readString(ctx, key)
   if (current instanceof ReplyError) return current
+  if (typeof delta === 'number') {
+    const base = current === undefined ? 0 : readShortInteger(current)
+    if (base !== null) {
+      const next = base + delta
+      if (Number.isSafeInteger(next)) {
+        ctx.db.update(key, String(next))
+        return next
+      }
+    }
+    delta = BigInt(delta)
+  }
   const base = current === undefined ? 0n : readInt64(current)
   if (base === null) return NOT_INTEGER
   const next = base + delta
@@ -29,22 +65,26 @@ function incrementBy(ctx: CommandContext, key: string, delta: bigint): Out {
 
 /** INCR key */
 export function incr(ctx: CommandContext, argv: readonly string[]): Out {
-  return incrementBy(ctx, argv[1], 1n)
+  return incrementBy(ctx, argv[1], 1)
 }
 
 /** DECR key */
 export function decr(ctx: CommandContext, argv: readonly string[]): Out {
-  return incrementBy(ctx, argv[1], -1n)
+  return incrementBy(ctx, argv[1], -1)
 }
 
 /** INCRBY key increment: the increment is read before the key. */
 export function incrby(ctx: CommandContext, argv: readonly string[]): Out {
+  const short = readShortInteger(argv[2])
+  if (short !== null) return incrementBy(ctx, argv[1], short)
   const delta = readInt64(argv[2])
   return delta === null ? NOT_INTEGER : incrementBy(ctx, argv[1], delta)
 }
 
 /** DECRBY key decrement */
 export function decrby(ctx: CommandContext, argv: readonly string[]): Out {
+  const short = readShortInteger(argv[2])
+  if (short !== null) return incrementBy(ctx, argv[1], -short)
   const delta = readInt64(argv[2])
   if (delta === null) return NOT_INTEGER
   if (delta === INT64_MIN) return DECREMENT_OVERFLOW

@@ -1,0 +1,226 @@
+/**
+ * Scripting behaviour that cannot be compared with redis-server live: the engine's script time
+ * limit (Redis never stops a script by itself), the VM's own limits and recovery, and the named
+ * divergences from Redis 7.0.15. The differential cases are in test/differential/scripting.*.
+ */
+import { afterEach, describe, expect, test } from 'vitest'
+import { ReplyError, Status, type Command, type Reply } from '../../../src/reply.js'
+import { Engine } from '../../../src/executor/memory/engine.js'
+import { MemoryExecutor } from '../../../src/executor/memory/memory-executor.js'
+import { scripting } from '../../../src/executor/memory/commands/scripting/state.js'
+import { LuaVmDead } from '../../../src/executor/memory/lua/vm.js'
+import { patchFuelHook } from '../../../src/executor/memory/lua/binary.js'
+
+const executors: MemoryExecutor[] = []
+
+/** A fresh executor; closed after the test. */
+function executor(scriptTimeLimit?: number): MemoryExecutor {
+  const created = new MemoryExecutor({ activeExpiryInterval: 0, scriptTimeLimit })
+  executors.push(created)
+  return created
+}
+
+afterEach(async () => {
+  await Promise.all(executors.splice(0).map((e) => e.close()))
+})
+
+/** Runs a command synchronously; bulk replies as text. */
+function run(memory: MemoryExecutor, command: Command): unknown {
+  return text(memory.execSync(command))
+}
+
+function text(reply: Reply): unknown {
+  if (reply instanceof Uint8Array) return Buffer.from(reply).toString('latin1')
+  if (Array.isArray(reply)) return reply.map(text)
+  return reply
+}
+
+function errorOf(reply: unknown): string {
+  expect(reply).toBeInstanceOf(ReplyError)
+  return (reply as ReplyError).message
+}
+
+const TIMEOUT_PREFIX = 'ERR Script killed by the engine after running longer than the script time limit (50 ms)...'
+
+describe('script time limit (engine option scriptTimeLimit; Redis has no such stop)', () => {
+  test('a script spinning in Lua is stopped at the limit, with the line; the engine stays usable', () => {
+    const memory = executor(50)
+    const started = performance.now()
+    const message = errorOf(run(memory, ['EVAL', 'local x = 0\nwhile true do x = x + 1 end', '0']))
+    const elapsed = performance.now() - started
+    expect(message).toMatch(/^ERR Script killed by the engine after running longer than the script time limit \(50 ms\)\.\.\. script: [0-9a-f]{40}, on @user_script:2\.$/)
+    expect(elapsed).toBeGreaterThanOrEqual(50)
+    expect(elapsed).toBeLessThan(5000)
+    expect(run(memory, ['EVAL', "redis.call('SET', 'k', 'v') return redis.call('GET', 'k')", '0'])).toBe('v')
+    expect(run(memory, ['GET', 'k'])).toBe('v')
+  })
+
+  test('a script that catches the error and goes on is still stopped', () => {
+    const memory = executor(50)
+    const spin = 'while true do pcall(function() while true do end end) end'
+    expect(errorOf(run(memory, ['EVAL', spin, '0']))).toContain(TIMEOUT_PREFIX)
+    const survive = "local ok = pcall(function() while true do end end)\nreturn 'survived'"
+    expect(errorOf(run(memory, ['EVAL', survive, '0']))).toContain(TIMEOUT_PREFIX)
+    expect(run(memory, ['EVAL', 'return 1', '0'])).toBe(1)
+  })
+
+  test('a script looping on redis.call is stopped, and no command runs after the limit', () => {
+    const memory = executor(50)
+    const loop = "while true do redis.call('INCR', 'n') end"
+    expect(errorOf(run(memory, ['EVAL', loop, '0']))).toContain(TIMEOUT_PREFIX)
+    const count = Number(run(memory, ['GET', 'n']))
+    expect(count).toBeGreaterThan(0)
+    expect(run(memory, ['GET', 'n'])).toBe(String(count))
+    const caught = "while true do pcall(redis.call, 'INCR', 'm') end"
+    expect(errorOf(run(memory, ['EVAL', caught, '0']))).toContain(TIMEOUT_PREFIX)
+  })
+
+  test('FCALL is stopped at the limit; the library stays loaded with its state', () => {
+    const memory = executor(50)
+    const library = "#!lua name=slow\nlocal calls = 0\nredis.register_function('spin', function() calls = calls + 1 while true do end end)\nredis.register_function('calls', function() return calls end)"
+    expect(run(memory, ['FUNCTION', 'LOAD', library])).toBe('slow')
+    expect(errorOf(run(memory, ['FCALL', 'spin', '0']))).toMatch(/^ERR Script killed by the engine .* script: spin, on @user_function:3\.$/)
+    expect(run(memory, ['FCALL', 'calls', '0'])).toBe(1)
+  })
+
+  test("FUNCTION LOAD stops a library's code at 500 ms, or the script limit when shorter (Redis: 'FUNCTION LOAD timeout')", () => {
+    const memory = executor(50)
+    const reply = run(memory, ['FUNCTION', 'LOAD', '#!lua name=forever\nwhile true do end'])
+    expect(errorOf(reply)).toBe('ERR Error registering functions: ERR FUNCTION LOAD timeout')
+    expect(run(memory, ['FUNCTION', 'LIST'])).toEqual([])
+  })
+
+  test('the default limit is 5000 ms', () => {
+    expect(new Engine({ activeExpiryInterval: 0 }).scriptTimeLimit).toBe(5000)
+  })
+
+  test("the binary's instruction hook carries the clock check (else the limit is an instruction budget)", async () => {
+    const { readFileSync } = await import('node:fs')
+    const { fileURLToPath } = await import('node:url')
+    const { LuaWasmModule } = await import('lua-redis-wasm')
+    const patched = patchFuelHook(readFileSync(fileURLToPath(LuaWasmModule.defaultWasmPath())))
+    expect(patched?.fuelAddress).toBeTypeOf('number')
+    expect(patchFuelHook(new Uint8Array([0, 0x61, 0x73, 0x6d, 1, 0, 0, 0]))).toBeNull()
+  })
+})
+
+describe('the Lua VM', () => {
+  test('scripts run synchronously: execSync and MULTI/EXEC need no await', async () => {
+    const memory = executor()
+    expect(run(memory, ['EVAL', "return redis.call('INCR', KEYS[1])", '1', 'c'])).toBe(1)
+    const replies = await memory.transaction([['EVAL', "return redis.call('INCR', 'c')", '0'], ['INCR', 'c'], ['EVAL', "return redis.call('GET', 'c')", '0']])
+    expect(text(replies as Reply)).toEqual([2, 3, '3'])
+  })
+
+  test('the VM memory is 64 MB: a script exceeding it gets an error, and the engine goes on', () => {
+    const memory = executor()
+    const hog = "local t = {} for i = 1, 1e8 do t[i] = string.rep('x', 64) .. i end return #t"
+    expect(errorOf(run(memory, ['EVAL', hog, '0']))).toMatch(/not enough memory/)
+    expect(run(memory, ['EVAL', "return redis.call('PING')", '0'])).toEqual(new Status('PONG'))
+    expect(run(memory, ['EVAL', 'return 7', '0'])).toBe(7)
+  })
+
+  test('arguments too large for the VM memory are refused before the script runs', () => {
+    const memory = executor()
+    const huge = 'x'.repeat(80 * 1024 * 1024)
+    expect(errorOf(run(memory, ['EVAL', 'return #ARGV[1]', '0', huge]))).toBe(
+      'ERR the script and its arguments do not fit in the Lua VM memory',
+    )
+    expect(run(memory, ['EVAL', 'return 1', '0'])).toBe(1)
+  })
+
+  test('a VM that dies is replaced: the command fails, libraries come back, cached scripts recompile', () => {
+    const engine = new Engine({ activeExpiryInterval: 0 })
+    const session = engine.createSession()
+    expect(engine.call(session, ['FUNCTION', 'LOAD', "#!lua name=keep\nlocal n = 0\nredis.register_function('bump', function() n = n + 1 return n end)"])).toBe('keep')
+    const sha = engine.call(session, ['SCRIPT', 'LOAD', 'return ARGV[1]']) as string
+    expect(engine.call(session, ['FCALL', 'bump', '0'])).toBe(1)
+    const state = scripting(engine)
+    const failed = state.withVm(() => {
+      throw new LuaVmDead('simulated')
+    })
+    expect(failed).toEqual(new ReplyError('ERR the Lua VM failed and was reset: simulated'))
+    // The library is loaded again (its upvalue starts over); the script recompiles from the cache.
+    expect(engine.call(session, ['FCALL', 'bump', '0'])).toBe(1)
+    expect(engine.call(session, ['EVALSHA', sha, '0', 'again'])).toBe('again')
+    engine.close()
+  })
+
+  test('MONITOR shows EVAL before the commands its script runs, those with the lua address', () => {
+    const engine = new Engine({ activeExpiryInterval: 0 })
+    const lines: string[] = []
+    engine.addMonitor((line) => lines.push(line.slice(line.indexOf(' ') + 1)))
+    const session = engine.createSession('127.0.0.1:5000')
+    engine.call(session, ['EVAL', "redis.call('SET', KEYS[1], '1') return redis.call('GET', KEYS[1])", '1', 'k'])
+    expect(lines).toEqual([
+      '[0 127.0.0.1:5000] "EVAL" "redis.call(\'SET\', KEYS[1], \'1\') return redis.call(\'GET\', KEYS[1])" "1" "k"',
+      '[0 lua] "SET" "k" "1"',
+      '[0 lua] "GET" "k"',
+    ])
+    engine.close()
+  })
+
+  test('commands from scripts are counted in INFO commandstats like any other', () => {
+    const engine = new Engine({ activeExpiryInterval: 0 })
+    const session = engine.createSession()
+    engine.call(session, ['EVAL', "redis.call('SET', 'a', '1') redis.call('SET', 'b', '2')", '0'])
+    expect(engine.stats.commands.get('set')?.calls).toBe(2)
+    expect(engine.stats.commands.get('eval')?.calls).toBe(1)
+    engine.close()
+  })
+})
+
+describe('named divergences from Redis 7.0.15', () => {
+  test('redis.setresp(3) is refused: the engine has no RESP3 replies (Redis 7.0 switches conversions to RESP3)', () => {
+    const memory = executor()
+    expect(errorOf(run(memory, ['EVAL', 'local x = redis.setresp(3)', '0']))).toMatch(
+      /^ERR redis\.setresp\(3\) is not supported: the in-memory engine speaks RESP2 only script: [0-9a-f]{40}, on @user_script:1\.$/,
+    )
+  })
+
+  test('SCRIPT DEBUG YES and SYNC are refused (Redis starts its Lua debugger)', () => {
+    const memory = executor()
+    expect(errorOf(run(memory, ['SCRIPT', 'DEBUG', 'YES']))).toBe('ERR SCRIPT DEBUG YES/SYNC is not supported by the in-memory engine')
+    expect(errorOf(run(memory, ['SCRIPT', 'DEBUG', 'sync']))).toBe('ERR SCRIPT DEBUG YES/SYNC is not supported by the in-memory engine')
+  })
+
+  test('redis.call is a callable table (a C function in Redis), so a tail call keeps its line', () => {
+    const memory = executor()
+    expect(run(memory, ['EVAL', 'return type(redis.call)', '0'])).toBe('table')
+    expect(run(memory, ['EVAL', 'return type(redis.pcall)', '0'])).toBe('function')
+  })
+
+  test('other redis.* helpers raising in a tail call lose the line (Redis: "script: …, on @user_script:1.")', () => {
+    const memory = executor()
+    expect(errorOf(run(memory, ['EVAL', 'return redis.setresp(4)', '0']))).toBe('ERR RESP version must be 2 or 3.')
+    expect(errorOf(run(memory, ['EVAL', 'local x = redis.setresp(4)', '0']))).toMatch(/ on @user_script:1\.$/)
+  })
+
+  test('redis.log checks its arguments and discards the message (the engine keeps no server log)', () => {
+    const memory = executor()
+    expect(run(memory, ['EVAL', "return redis.log(redis.LOG_WARNING, 'kept nowhere')", '0'])).toBeNull()
+  })
+
+  test('library code runs at load time with the full globals (Redis exposes only redis there)', () => {
+    const memory = executor()
+    const library = "#!lua name=loose\nlocal kind = type(1)\nredis.register_function('kind', function() return kind end)"
+    expect(run(memory, ['FUNCTION', 'LOAD', library])).toBe('loose')
+    expect(run(memory, ['FCALL', 'kind', '0'])).toBe('number')
+  })
+
+  test('functions see KEYS and ARGV as globals too (Redis: nonexistent global)', () => {
+    const memory = executor()
+    const library = "#!lua name=g\nredis.register_function('globals', function(keys) return {KEYS[1], keys[1]} end)"
+    run(memory, ['FUNCTION', 'LOAD', library])
+    expect(run(memory, ['FCALL', 'globals', '1', 'k'])).toEqual(['k', 'k'])
+  })
+
+  test('FUNCTION DUMP stores library code uncompressed (Redis LZF-compresses code over 20 bytes)', () => {
+    const memory = executor()
+    const code = "#!lua name=plain\nredis.register_function('plain', function() return 1 end)"
+    run(memory, ['FUNCTION', 'LOAD', code])
+    const payload = run(memory, ['FUNCTION', 'DUMP']) as string
+    expect(payload.includes(code)).toBe(true)
+    expect(payload.charCodeAt(0)).toBe(245)
+  })
+})
