@@ -21,4 +21,6 @@ export default defineConfig({
   sourcemap: true,
   clean: true,
   shims: false,
+  // Keep `node:` specifiers: Deno and other runtimes resolve built-ins only with the prefix.
+  removeNodeProtocol: false,
 })

@@ -8,8 +8,13 @@
  * Rows: single GET, single SET, /pipeline of 100 GETs, /multi-exec of 10 INCRs. Each row runs
  * its targets interleaved (A/B/A/B, the order rotated every round) and reports medians.
  *
- * Env: BENCH_SECONDS (per wrk run, default 5), BENCH_ROUNDS (default 3), BENCH_CONNECTIONS (50),
- * BENCH_SCALING=0 to skip the connection sweep (1..256 connections).
+ * Besides requests per second (what a client sees; on a shared machine, also how often the
+ * scheduler ran the server) each row reports the CPU time the serving processes spent per
+ * request, from /proc: restis or node, plus redis-server for the socket executor, webdis plus
+ * redis-server for webdis. wrk's own CPU is not counted.
+ *
+ * The connection sweep (1 to 256 connections) is in bench/scaling.mjs.
+ * Env: BENCH_SECONDS (per wrk run, default 5), BENCH_ROUNDS (default 3), BENCH_CONNECTIONS (50).
  *
  * Run: npm run bench:gateway
  */
@@ -19,6 +24,7 @@ import {
   fmt,
   httpRequest,
   main,
+  processCpuMs,
   median,
   ratio,
   runWrk,
@@ -33,8 +39,6 @@ import {
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5)
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3)
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50)
-const SCALING = process.env.BENCH_SCALING !== '0'
-const SWEEP = [1, 4, 16, 64, 256]
 
 await main('bench:gateway', async () => {
   const missing = ensureTools(['wrk', 'redis-server', 'webdis'])
@@ -69,12 +73,14 @@ await main('bench:gateway', async () => {
     for (let round = 0; round < ROUNDS; round++) {
       const order = targets.map((_, i) => targets[(i + round) % targets.length])
       for (const t of order) {
+        const cpuBefore = t.pids.reduce((sum, pid) => sum + processCpuMs(pid), 0)
         const result = await runWrk({ connections: CONNECTIONS, threads: 1, seconds: SECONDS, ...t.wrk })
+        result.cpuUs = ((t.pids.reduce((sum, pid) => sum + processCpuMs(pid), 0) - cpuBefore) * 1000) / result.requests
         if (result.non2xx > 0 || result.socketErrors) {
           console.error(`${label} / ${t.name}: non-2xx ${result.non2xx}, socket errors ${result.socketErrors ?? 0}`)
         }
         runs[t.name].push(result)
-        console.error(`  ${label} / ${t.name} round ${round + 1}: ${fmt(result.rps)} req/s p50 ${result.p50} ms p99 ${result.p99} ms`)
+        console.error(`  ${label} / ${t.name} round ${round + 1}: ${fmt(result.rps)} req/s p50 ${result.p50} ms p99 ${result.p99} ms, ${result.cpuUs.toFixed(1)} CPU µs/req`)
       }
     }
     return Object.fromEntries(
@@ -86,6 +92,7 @@ await main('bench:gateway', async () => {
             rps: median(r.map((x) => x.rps)),
             p50: median(r.map((x) => x.p50)),
             p99: median(r.map((x) => x.p99)),
+            cpuUs: median(r.map((x) => x.cpuUs)),
             commandsPerRequest: t.commandsPerRequest ?? 1,
             rounds: r.map((x) => Math.round(x.rps)),
             errors: r.reduce((n, x) => n + x.non2xx, 0),
@@ -95,14 +102,16 @@ await main('bench:gateway', async () => {
     )
   }
 
+  const pid = (name) => servers[name].child.pid
   const restis = (name, path, script = 'auth.lua', commandsPerRequest = 1) =>
     servers[name] && {
       name: `restis ${name} executor`,
       commandsPerRequest,
+      pids: name === 'socket' ? [pid('socket'), pid('redis')] : [pid(name)],
       wrk: { url: `${servers[name].url}${path}`, script, env: { TOKEN: servers[name].token } },
     }
-  const webdis = (path) => servers.webdis && { name: 'webdis', wrk: { url: `${servers.webdis.url}${path}` } }
-  const bare = { name: 'bare node:http (constant)', wrk: { url: `${servers.bare.url}/get/foo` } }
+  const webdis = (path) => servers.webdis && { name: 'webdis', pids: [pid('webdis'), pid('redis')], wrk: { url: `${servers.webdis.url}${path}` } }
+  const bare = { name: 'bare node:http (constant)', pids: [pid('bare')], wrk: { url: `${servers.bare.url}/get/foo` } }
 
   const rows = {}
   rows['GET'] = await measure('GET', [bare, webdis('/GET/foo'), restis('memory', '/get/foo'), restis('socket', '/get/foo')].filter(Boolean))
@@ -115,27 +124,6 @@ await main('bench:gateway', async () => {
     'multi-exec',
     [restis('memory', '/', 'multi-exec.lua', 10), restis('socket', '/', 'multi-exec.lua', 10)].filter(Boolean),
   )
-
-  let sweep
-  if (SCALING) {
-    sweep = {}
-    const seconds = Math.max(2, Math.round(SECONDS / 2))
-    for (const connections of SWEEP) {
-      const runs = { memory: [], bare: [] }
-      for (let round = 0; round < Math.max(1, ROUNDS - 1); round++) {
-        const order = round % 2 === 0 ? ['bare', 'memory'] : ['memory', 'bare']
-        for (const name of order) {
-          const s = servers[name]
-          const wrk = name === 'memory' ? { url: `${s.url}/get/foo`, script: 'auth.lua', env: { TOKEN: s.token } } : { url: `${s.url}/get/foo` }
-          runs[name].push(await runWrk({ ...wrk, connections, threads: 1, seconds }))
-        }
-      }
-      sweep[connections] = Object.fromEntries(
-        Object.entries(runs).map(([name, r]) => [name, { rps: median(r.map((x) => x.rps)), p50: median(r.map((x) => x.p50)), p99: median(r.map((x) => x.p99)) }]),
-      )
-      console.error(`  sweep -c ${connections}: memory ${fmt(sweep[connections].memory.rps)} req/s, bare ${fmt(sweep[connections].bare.rps)} req/s`)
-    }
-  }
 
   for (const s of Object.values(servers)) await s.stop()
 
@@ -153,6 +141,7 @@ await main('bench:gateway', async () => {
     for (const [target, r] of Object.entries(targets)) {
       const peer = peerOf(row, target)
       const peerRps = peer ? targets[peer]?.rps : undefined
+      const peerCpu = peer ? targets[peer]?.cpuUs : undefined
       out.push([
         row,
         target,
@@ -160,24 +149,16 @@ await main('bench:gateway', async () => {
         r.commandsPerRequest > 1 ? fmt(r.rps * r.commandsPerRequest) : '',
         r.p50.toFixed(2),
         r.p99.toFixed(2),
-        peerRps ? `${ratio(r.rps, peerRps)} of ${peer}` : '',
+        r.cpuUs.toFixed(1),
+        peerRps ? `${ratio(r.rps, peerRps)} req/s, ${ratio(peerCpu, r.cpuUs)} CPU, of ${peer}` : '',
       ])
     }
   }
   lines.push(
-    table(['row', 'target', 'req/s (median)', 'commands/s', 'p50 ms', 'p99 ms', 'ratio'], out),
+    table(['row', 'target', 'req/s (median)', 'commands/s', 'p50 ms', 'p99 ms', 'CPU µs/req', 'ratio (throughput; CPU efficiency = peer CPU / ours)'], out),
   )
-  if (sweep) {
-    lines.push('')
-    lines.push(
-      table(
-        ['connections', 'restis memory GET req/s', 'p99 ms', 'bare node:http req/s', 'ratio'],
-        Object.entries(sweep).map(([c, r]) => [c, fmt(r.memory.rps), r.memory.p99.toFixed(2), fmt(r.bare.rps), ratio(r.memory.rps, r.bare.rps)]),
-      ),
-    )
-  }
   console.log(`\nGateway over HTTP: wrk -t1 -c${CONNECTIONS} -d${SECONDS}s --latency, ${ROUNDS} interleaved rounds, medians\n`)
   console.log(lines.join('\n'))
-  const file = saveResults('gateway', { seconds: SECONDS, rounds: ROUNDS, connections: CONNECTIONS, rows, sweep, markdown: lines.join('\n') })
+  const file = saveResults('gateway', { seconds: SECONDS, rounds: ROUNDS, connections: CONNECTIONS, rows, markdown: lines.join('\n') })
   console.log(`\nresults: ${file}`)
 })

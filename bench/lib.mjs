@@ -261,12 +261,13 @@ export function runWrk({ url, connections = 50, threads = 2, seconds = 5, script
     child.once('exit', () => {
       clearTimeout(timer)
       const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? NaN)
+      const requests = Number(/(\d+) requests in/.exec(out)?.[1] ?? NaN)
       const p50 = latencyMs(/\s50%\s+([\d.]+)(us|ms|s)/.exec(out))
       const p99 = latencyMs(/\s99%\s+([\d.]+)(us|ms|s)/.exec(out))
       const non2xx = Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(out)?.[1] ?? 0)
       const socketErrors = /Socket errors: (.*)/.exec(out)?.[1]
       if (!Number.isFinite(rps)) reject(new Error(`wrk failed: ${out}`))
-      else resolve({ rps, p50, p99, non2xx, socketErrors, raw: out })
+      else resolve({ rps, requests, p50, p99, non2xx, socketErrors, raw: out })
     })
   })
 }

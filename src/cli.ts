@@ -96,14 +96,6 @@ async function main(): Promise<void> {
   const host = options.host.includes(':') ? `[${options.host}]` : options.host
   let resp: RespServer | undefined
   if (options.respPort !== undefined) resp = await serveResp(executor, { port: options.respPort, host: options.host })
-  const backend = options.redis !== undefined ? `socket executor to ${redact(options.redis)}` : 'in-memory executor'
-  process.stdout.write(
-    `restis listening on http://${host}:${port} (${backend})\n` +
-      (resp ? `RESP listening on redis://${host}:${resp.address.port}\n` : '') +
-      `token${options.tokenGenerated ? ' (generated)' : ''}: ${options.token}\n` +
-      (options.readonlyToken ? `read-only token: ${options.readonlyToken}\n` : '') +
-      `try: curl -H "Authorization: Bearer ${options.token}" http://${host}:${port}/set/a/1\n`,
-  )
   let stopping = false
   const stop = (signal: string) => {
     if (stopping) return
@@ -114,8 +106,17 @@ async function main(): Promise<void> {
     })
     server.closeAllConnections()
   }
+  // Handlers first, banner second: whoever reads the banner may signal at once.
   process.on('SIGINT', () => stop('SIGINT'))
   process.on('SIGTERM', () => stop('SIGTERM'))
+  const backend = options.redis !== undefined ? `socket executor to ${redact(options.redis)}` : 'in-memory executor'
+  process.stdout.write(
+    `restis listening on http://${host}:${port} (${backend})\n` +
+      (resp ? `RESP listening on redis://${host}:${resp.address.port}\n` : '') +
+      `token${options.tokenGenerated ? ' (generated)' : ''}: ${options.token}\n` +
+      (options.readonlyToken ? `read-only token: ${options.readonlyToken}\n` : '') +
+      `try: curl -H "Authorization: Bearer ${options.token}" http://${host}:${port}/set/a/1\n`,
+  )
 }
 
 void main()

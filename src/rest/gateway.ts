@@ -345,6 +345,12 @@ export function createGateway(options: GatewayOptions): Gateway {
       case 'transaction': {
         const rows = call.commands.map((command) => admit(principal, command))
         for (const row of rows) if (row.refusal !== null) return fail(row.refusal)
+        // An ACL user needs MULTI and EXEC. Asked first: a server that refuses MULTI would run
+        // the commands sent after it one by one, outside any transaction.
+        if (rows.some((row) => !row.local)) {
+          const refused = (await dryRun(principal, ['MULTI'])) ?? (await dryRun(principal, ['EXEC']))
+          if (refused !== null) return fail(refused)
+        }
         if (!limits.take(rows.length)) return fail(MAX_DAILY_REQUESTS)
         usage('transaction', rows.length)
         counted(rows)
@@ -361,7 +367,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       case 'monitor': {
         const denied = checkPermission(principal, ['MONITOR'])
         if (denied !== null) return fail(new RestError(400, denied))
-        const refused = await streamPermission(principal, ['MONITOR'])
+        const refused = await dryRun(principal, ['MONITOR'])
         if (refused !== null) return fail(refused)
         if (!limits.take(1)) return fail(MAX_DAILY_REQUESTS)
         usage('monitor', 1)
@@ -374,7 +380,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       }
       case 'subscribe': {
         const { kind, names } = call
-        const refused = await streamPermission(principal, [kind === 'channel' ? 'SUBSCRIBE' : 'PSUBSCRIBE', ...names])
+        const refused = await dryRun(principal, [kind === 'channel' ? 'SUBSCRIBE' : 'PSUBSCRIBE', ...names])
         if (refused !== null) return fail(refused)
         if (!limits.take(1)) return fail(MAX_DAILY_REQUESTS)
         usage('subscribe', 1)
@@ -386,12 +392,12 @@ export function createGateway(options: GatewayOptions): Gateway {
   }
 
   /**
-   * Whether an ACL user may open a stream (MONITOR, SUBSCRIBE to these channels): asked before the
-   * stream starts with `ACL DRYRUN`, so a refusal is a 400 with Redis's NOPERM text rather than a
-   * stream that ends at once. When the gateway's own connection may not run ACL DRYRUN, the
-   * executor's own refusal ends the stream.
+   * Whether an ACL user may run `command` (MONITOR, SUBSCRIBE to these channels, MULTI): asked
+   * with `ACL DRYRUN` before a stream or a transaction starts, so a refusal is a 400 with Redis's
+   * NOPERM text rather than a stream that ends at once. When the gateway's own connection may not
+   * run ACL DRYRUN, the executor's own refusal stands.
    */
-  const streamPermission = async (principal: Principal, command: Command): Promise<RestError | null> => {
+  const dryRun = async (principal: Principal, command: Command): Promise<RestError | null> => {
     if (principal.kind !== 'user') return null
     const verdict = await executor.exec(['ACL', 'DRYRUN', principal.user, ...command])
     if (!(verdict instanceof Uint8Array)) return null

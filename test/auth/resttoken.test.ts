@@ -92,6 +92,17 @@ for (const entry of executorsUnderTest()) {
       expect(resultOf(await send('GET', '/exists/a:2'))).toBe(0)
     })
 
+    test('a user without MULTI is refused /multi-exec before anything runs', async () => {
+      await send('POST', '/', { body: '["ACL","SETUSER","writer","on",">pw","+set","+get","~*"]' })
+      const writer = resultOf(await send('GET', '/acl/resttoken/writer/pw')) as string
+      expect(await send('POST', '/multi-exec', { token: writer, body: '[["SET","w:1","x"],["SET","w:2","y"]]' })).toMatchObject({
+        status: 400,
+        json: { error: "NOPERM this user has no permissions to run the 'multi' command" },
+      })
+      expect(resultOf(await send('GET', '/exists/w:1/w:2'))).toBe(0)
+      expect(resultOf(await send('GET', '/set/w:1/x', { token: writer }))).toBe('OK')
+    })
+
     test('a token created in the same transaction as its user works', async () => {
       const sent = await send('POST', '/multi-exec', { body: '[["ACL","SETUSER","bob","on",">bob-pw","+@all","~*"],["ACL","RESTTOKEN","bob","bob-pw"]]' })
       const [created, issued] = sent.json as [{ result: string }, { result: string }]

@@ -1,7 +1,7 @@
-import { describe, expect, test } from 'vitest'
+import { afterEach, describe, expect, test } from 'vitest'
 import { ListValue } from '../../../src/executor/memory/types/list.js'
-import { MemoryExecutor } from '../../../src/executor/memory/memory-executor.js'
-import type { Command, Reply } from '../../../src/reply.js'
+import type { Reply } from '../../../src/reply.js'
+import { closeEngines, memoryEngine } from '../../support/engine.js'
 
 /**
  * The ring buffer behind lists, against a plain array model, and list behaviour that the
