@@ -24,8 +24,9 @@ import { spawnSync } from 'node:child_process'
 import { createRequire } from 'node:module'
 import { fileURLToPath } from 'node:url'
 import Benchmark from 'benchmark'
-import { encodeCommand, NEED_MORE, RespDecoder } from '../src/resp/index.ts'
-import { fmt, main, median, ratio, saveResults, table, useCpuClock } from './lib.mjs'
+import { benchBuild, fmt, main, median, ratio, saveResults, table, useCpuClock } from './lib.mjs'
+
+const { encodeCommand, NEED_MORE, RespDecoder } = await (await benchBuild()).import('resp')
 
 const require = createRequire(import.meta.url)
 const RedisParser = require('redis-parser')
@@ -183,7 +184,7 @@ function child(impl) {
 
 /** Runs one child process per implementation per round, in a rotated order. */
 function runChild(impl) {
-  const result = spawnSync(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--child', impl], {
+  const result = spawnSync(process.execPath, [fileURLToPath(import.meta.url), '--child', impl], {
     encoding: 'utf8',
     env: process.env,
     timeout: 300_000,

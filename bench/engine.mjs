@@ -19,7 +19,7 @@
 import { spawnSync } from 'node:child_process'
 import { createRequire } from 'node:module'
 import { fileURLToPath } from 'node:url'
-import { cpuNow, ensureTools, fmt, main, median, ratio, saveResults, startRedis, table } from './lib.mjs'
+import { benchBuild, cpuNow, ensureTools, fmt, main, median, ratio, saveResults, startRedis, table } from './lib.mjs'
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3)
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 0.4)
@@ -79,7 +79,7 @@ async function measure(step, { clock = 'cpu', opsPerStep = 1, sync = false } = {
 async function child(impl, redisUrl) {
   const out = {}
   if (impl === 'restis' || impl === 'restis-sync') {
-    const { MemoryExecutor } = await import('../src/executor/memory/index.ts')
+    const { MemoryExecutor } = await (await benchBuild()).import('memory')
     const executor = new MemoryExecutor({ activeExpiryInterval: 0 })
     for (const c of SEED) executor.execSync(c)
     for (const kind of COMMANDS) {
@@ -104,10 +104,10 @@ async function child(impl, redisUrl) {
   } else if (impl === 'restis-pipeline' || impl === 'socket-pipeline') {
     let executor
     if (impl === 'restis-pipeline') {
-      const { MemoryExecutor } = await import('../src/executor/memory/index.ts')
+      const { MemoryExecutor } = await (await benchBuild()).import('memory')
       executor = new MemoryExecutor({ activeExpiryInterval: 0 })
     } else {
-      const { SocketExecutor } = await import('../src/executor/socket/index.ts')
+      const { SocketExecutor } = await (await benchBuild()).import('socket')
       executor = new SocketExecutor({ url: redisUrl })
       await executor.exec(['FLUSHALL'])
     }
@@ -124,7 +124,7 @@ async function child(impl, redisUrl) {
 }
 
 function runChild(impl, redisUrl) {
-  const args = ['--import', 'tsx', fileURLToPath(import.meta.url), '--child', impl]
+  const args = [fileURLToPath(import.meta.url), '--child', impl]
   if (redisUrl) args.push(redisUrl)
   const result = spawnSync(process.execPath, args, { encoding: 'utf8', timeout: 300_000, maxBuffer: 1 << 20 })
   if (result.status !== 0) throw new Error(`engine child ${impl} failed: ${result.stderr || result.error}`)
@@ -135,6 +135,7 @@ if (process.argv[2] === '--child') {
   await child(process.argv[3], process.argv[4])
 } else {
   await main('bench:engine', async () => {
+    await benchBuild()
     const missing = ensureTools(['redis-server'])
     const redis = missing.length === 0 ? await startRedis() : undefined
     const impls = ['restis', 'ioredis-mock', 'restis-sync', 'restis-pipeline', ...(redis ? ['socket-pipeline'] : [])]

@@ -11,7 +11,7 @@ import { mkdirSync, readFileSync, writeFileSync, mkdtempSync, rmSync } from 'nod
 import net from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { fileURLToPath, pathToFileURL } from 'node:url'
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 export const RESULTS_DIR = path.join(ROOT, 'bench', 'results')
@@ -177,13 +177,11 @@ export async function startRedis() {
   return { ...proc, port, url: `redis://127.0.0.1:${port}` }
 }
 
-/**
- * The restis CLI from source (`node --import tsx src/cli.ts`, as the CLI tests run it; tsx only
- * transpiles at load time). `--redis <url>` selects the socket executor.
- */
+/** The restis CLI, built from src/ by {@link benchBuild}. `--redis <url>` selects the socket executor. */
 export async function startRestis({ redis, respPort, token = 'bench-token', nodeArgs = [] } = {}) {
   const port = await freePort()
-  const args = [...nodeArgs, '--import', 'tsx', 'src/cli.ts', '--port', String(port), '--token', token]
+  const { dir } = await benchBuild()
+  const args = [...nodeArgs, path.join(dir, 'cli.mjs'), '--port', String(port), '--token', token]
   if (redis) args.push('--redis', redis)
   if (respPort) args.push('--resp-port', String(respPort))
   const proc = startChild(process.execPath, args)
@@ -193,9 +191,9 @@ export async function startRestis({ redis, respPort, token = 'bench-token', node
 }
 
 /** The ceiling: node:http answering a constant `{"result":"bar"}`. */
-export async function startBareNode() {
+export async function startBareNode({ nodeArgs = [] } = {}) {
   const port = await freePort()
-  const proc = startChild(process.execPath, [path.join(ROOT, 'bench', 'servers', 'bare-node.mjs'), String(port)])
+  const proc = startChild(process.execPath, [...nodeArgs, path.join(ROOT, 'bench', 'servers', 'bare-node.mjs'), String(port)])
   await waitForPort(port)
   return { ...proc, port, url: `http://127.0.0.1:${port}` }
 }
@@ -336,3 +334,43 @@ const CLOCK_TICKS = (() => {
   const value = Number(result.stdout?.trim())
   return Number.isFinite(value) && value > 0 ? value : 100
 })()
+
+/**
+ * Builds the sources the suites measure, once per run: an esbuild bundle of the CLI and of the
+ * `resp`, `memory` and `socket` entry points into temp/bench-build/ (git-ignored), as tsup
+ * builds dist/ (no `keepNames`; tsx adds a `__name` call for every named closure created, which
+ * would tax code that creates closures per request). Fresh from src/ every time, so a stale
+ * dist/ is never measured, and dist/ is left alone. Children inherit the directory through
+ * RESTIS_BENCH_BUILD. Returns `{ dir, import(entry) }`.
+ */
+export async function benchBuild() {
+  let dir = process.env.RESTIS_BENCH_BUILD
+  if (!dir) {
+    const { build } = await import('esbuild')
+    dir = path.join(ROOT, 'temp', 'bench-build', String(process.pid))
+    rmSync(dir, { recursive: true, force: true })
+    await build({
+      absWorkingDir: ROOT,
+      entryPoints: {
+        cli: 'src/cli.ts',
+        resp: 'src/resp/index.ts',
+        memory: 'src/executor/memory/index.ts',
+        socket: 'src/executor/socket/index.ts',
+      },
+      outdir: dir,
+      outExtension: { '.js': '.mjs' },
+      bundle: true,
+      splitting: true,
+      format: 'esm',
+      platform: 'node',
+      target: 'node20',
+      packages: 'external',
+      sourcemap: true,
+      logLevel: 'error',
+    })
+    process.env.RESTIS_BENCH_BUILD = dir
+    const built = dir
+    process.on('exit', () => rmSync(built, { recursive: true, force: true }))
+  }
+  return { dir, import: (entry) => import(pathToFileURL(path.join(dir, `${entry}.mjs`)).href) }
+}

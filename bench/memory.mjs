@@ -17,13 +17,13 @@
 
 import { spawnSync } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
-import { ensureTools, fmt, main, ratio, saveResults, startRedis, table } from './lib.mjs'
+import { benchBuild, ensureTools, fmt, main, ratio, saveResults, startRedis, table } from './lib.mjs'
 
 const KEYS = Number(process.env.BENCH_KEYS ?? 1_000_000)
 const key = (i) => `key:${String(i).padStart(6, '0')}`
 
 async function child() {
-  const { MemoryExecutor } = await import('../src/executor/memory/index.ts')
+  const { MemoryExecutor } = await (await benchBuild()).import('memory')
   const gc = globalThis.gc
   if (typeof gc !== 'function') throw new Error('run with --expose-gc')
   const settle = () => {
@@ -51,7 +51,7 @@ async function child() {
 async function redisUsedMemory() {
   const redis = await startRedis()
   try {
-    const { SocketExecutor } = await import('../src/executor/socket/index.ts')
+    const { SocketExecutor } = await (await benchBuild()).import('socket')
     const executor = new SocketExecutor({ url: redis.url })
     const usedMemory = async () => {
       const info = Buffer.from(await executor.exec(['INFO', 'memory'])).toString()
@@ -80,7 +80,8 @@ if (process.argv[2] === '--child') {
   await child()
 } else {
   await main('bench:memory', async () => {
-    const result = spawnSync(process.execPath, ['--expose-gc', '--import', 'tsx', fileURLToPath(import.meta.url), '--child'], {
+    await benchBuild()
+    const result = spawnSync(process.execPath, ['--expose-gc', fileURLToPath(import.meta.url), '--child'], {
       encoding: 'utf8',
       timeout: 300_000,
       env: { ...process.env, BENCH_KEYS: String(KEYS) },

@@ -2,7 +2,7 @@
  * Where the time goes: runs a restis server under `node --cpu-prof` while wrk loads it, then
  * prints the top functions by self time (and the totals per source file).
  *
- *   node bench/profile.mjs [get|set|pipeline|multi-exec] [memory|socket] [seconds]
+ *   node bench/profile.mjs [get|set|pipeline|multi-exec] [memory|socket|bare] [seconds]
  *   node bench/profile.mjs summary <file.cpuprofile>     # summarise any profile
  *
  * Not part of `npm run bench`; it is how the figures in docs/benchmarks.md were explained.
@@ -11,7 +11,7 @@
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { ROOT, ensureTools, httpRequest, main, runWrk, startRedis, startRestis } from './lib.mjs'
+import { ROOT, ensureTools, httpRequest, main, runWrk, startBareNode, startRedis, startRestis } from './lib.mjs'
 
 /** Self time by function (and by file) from a V8 .cpuprofile. */
 export function summarize(file, top = 30) {
@@ -37,6 +37,27 @@ export function summarize(file, top = 30) {
   const pct = (t) => ((100 * t) / total).toFixed(1).padStart(5) + '%'
   console.log(`\n${file}: ${(total / 1e6).toFixed(1)} s sampled\n\ntop functions by self time:`)
   for (const [key, time] of [...byFunction].sort((a, b) => b[1] - a[1]).slice(0, top)) console.log(`${pct(time)}  ${key}`)
+  // Inclusive time (the function and everything it called) of the functions that are not idle or GC.
+  const children = new Map(profile.nodes.map((n) => [n.id, n.children ?? []]))
+  const inclusive = new Map()
+  const walk = (id, open) => {
+    const node = byId.get(id)
+    const name = node.callFrame.functionName || '(anonymous)'
+    let time = self.get(id) ?? 0
+    const nested = open.has(name)
+    if (!nested) open.add(name)
+    for (const child of children.get(id)) time += walk(child, open)
+    if (!nested) {
+      open.delete(name)
+      const where = node.callFrame.url ? node.callFrame.url.replace(/^file:\/\//, '').replace(ROOT + '/', '') : ''
+      const key = `${name} ${where}${where ? `:${node.callFrame.lineNumber + 1}` : ''}`
+      inclusive.set(key, (inclusive.get(key) ?? 0) + time)
+    }
+    return time
+  }
+  walk(profile.nodes[0].id, new Set())
+  console.log('\ntop functions by inclusive time:')
+  for (const [key, time] of [...inclusive].sort((a, b) => b[1] - a[1]).slice(0, top)) console.log(`${pct(time)}  ${key}`)
   console.log('\nself time by file:')
   for (const [key, time] of [...byFile].sort((a, b) => b[1] - a[1]).slice(0, 20)) console.log(`${pct(time)}  ${key}`)
 }
@@ -51,7 +72,8 @@ if (process.argv[2] === 'summary') {
     ensureTools(['wrk', 'redis-server'])
     const dir = mkdtempSync(path.join(os.tmpdir(), 'restis-prof-'))
     const redis = executor === 'socket' ? await startRedis() : undefined
-    const server = await startRestis({ redis: redis?.url, nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${dir}`] })
+    const nodeArgs = ['--cpu-prof', `--cpu-prof-dir=${dir}`]
+    const server = executor === 'bare' ? await startBareNode({ nodeArgs }) : await startRestis({ redis: redis?.url, nodeArgs })
     const headers = { authorization: `Bearer ${server.token}` }
     await httpRequest(`${server.url}/set/foo/bar`, { headers })
     const wrk = {

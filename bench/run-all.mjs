@@ -13,7 +13,7 @@
 
 import { spawn } from 'node:child_process'
 import path from 'node:path'
-import { ROOT, ensureTools, machine } from './lib.mjs'
+import { ROOT, benchBuild, ensureTools, machine } from './lib.mjs'
 
 const TOTAL_BUDGET_S = Number(process.env.BENCH_BUDGET ?? 570)
 
@@ -30,7 +30,7 @@ const SUITES = [
 function runSuite(suite, budgetS) {
   return new Promise((resolve) => {
     const started = Date.now()
-    const child = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', path.join(ROOT, 'bench', `${suite.name}.mjs`)], {
+    const child = spawn(process.execPath, [path.join(ROOT, 'bench', `${suite.name}.mjs`)], {
       cwd: ROOT,
       env: { ...process.env, ...suite.env, RESTIS_BENCH_INSTALL: '0' },
       stdio: ['ignore', 'pipe', 'inherit'],
@@ -59,6 +59,9 @@ console.log(`restis benchmarks: ${m.nproc} cores, ${m.cpu}, Node ${m.node}, ${m.
 // Install (as root on Debian) or report missing tools once, before any suite runs.
 const missing = ensureTools(['redis-server', 'redis-benchmark', 'wrk', 'webdis'])
 if (missing.length > 0) console.log(`missing tools (rows that need them are skipped): ${missing.join(', ')}`)
+
+// One build of src/ for every suite (children inherit RESTIS_BENCH_BUILD).
+await benchBuild()
 
 const only = process.argv.slice(2)
 const results = []

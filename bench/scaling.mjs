@@ -21,6 +21,7 @@
 import { spawnSync } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import {
+  benchBuild,
   cpuNow,
   ensureTools,
   fmt,
@@ -55,7 +56,7 @@ function lcg(seed) {
 }
 
 async function child(op, size) {
-  const { MemoryExecutor } = await import('../src/executor/memory/index.ts')
+  const { MemoryExecutor } = await (await benchBuild()).import('memory')
   const ex = new MemoryExecutor({ activeExpiryInterval: 0 })
   const random = lcg(42)
   let pool
@@ -98,7 +99,7 @@ async function child(op, size) {
 }
 
 function runChild(op, size) {
-  const result = spawnSync(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--child', op, String(size)], {
+  const result = spawnSync(process.execPath, [fileURLToPath(import.meta.url), '--child', op, String(size)], {
     encoding: 'utf8',
     timeout: 300_000,
   })
@@ -110,6 +111,7 @@ if (process.argv[2] === '--child') {
   await child(process.argv[3], Number(process.argv[4]))
 } else {
   await main('bench:scaling', async () => {
+    await benchBuild()
     const runs = Object.fromEntries(OPS.map((op) => [op, Object.fromEntries(SIZES.map((s) => [s, []]))]))
     for (let round = 0; round < ROUNDS; round++) {
       // Sizes interleaved within each operation, in a rotated order every round.

@@ -232,14 +232,19 @@ export function createGateway(options: GatewayOptions): Gateway {
     let pending = pendingChecks.get(entry)
     if (pending === undefined) {
       const { user, password } = entry.principal
-      pending = verifyUser(user, password ?? '').finally(() => pendingChecks.delete(entry))
+      // A change noticed while this check runs marks the entry stale again, for the next request.
+      entry.stale = false
+      pending = verifyUser(user, password ?? '')
+        .catch((error: unknown) => {
+          entry.stale = true
+          throw error
+        })
+        .finally(() => pendingChecks.delete(entry))
       pendingChecks.set(entry, pending)
     }
     const ok = await pending
-    if (ok) {
-      entry.verifiedAt = now
-      entry.stale = false
-    } else store?.revoke(entry)
+    if (ok) entry.verifiedAt = now
+    else store?.revoke(entry)
     return ok
   }
 
@@ -348,7 +353,7 @@ export function createGateway(options: GatewayOptions): Gateway {
         // An ACL user needs MULTI and EXEC. Asked first: a server that refuses MULTI would run
         // the commands sent after it one by one, outside any transaction.
         if (rows.some((row) => !row.local)) {
-          const refused = (await dryRun(principal, ['MULTI'])) ?? (await dryRun(principal, ['EXEC']))
+          const refused = await dryRun(principal, ['MULTI'], ['EXEC'])
           if (refused !== null) return fail(refused)
         }
         if (!limits.take(rows.length)) return fail(MAX_DAILY_REQUESTS)
@@ -397,14 +402,19 @@ export function createGateway(options: GatewayOptions): Gateway {
    * NOPERM text rather than a stream that ends at once. When the gateway's own connection may not
    * run ACL DRYRUN, the executor's own refusal stands.
    */
-  const dryRun = async (principal: Principal, command: Command): Promise<RestError | null> => {
+  const dryRun = async (principal: Principal, ...commands: Command[]): Promise<RestError | null> => {
     if (principal.kind !== 'user') return null
-    const verdict = await executor.exec(['ACL', 'DRYRUN', principal.user, ...command])
-    if (!(verdict instanceof Uint8Array)) return null
-    const sentence = text(verdict)
-    if (sentence.includes("' channel")) return new RestError(400, 'NOPERM this user has no permissions to access one of the channels used as arguments')
-    if (sentence.includes("' key")) return new RestError(400, 'NOPERM this user has no permissions to access one of the keys used as arguments')
-    return new RestError(400, noPermission(text(command[0]).toLowerCase()))
+    const { user } = principal
+    const verdicts = await executor.pipeline(commands.map((command) => ['ACL', 'DRYRUN', user, ...command]))
+    for (let i = 0; i < commands.length; i++) {
+      const verdict = verdicts[i]
+      if (!(verdict instanceof Uint8Array)) continue
+      const sentence = text(verdict)
+      if (sentence.includes("' channel")) return new RestError(400, 'NOPERM this user has no permissions to access one of the channels used as arguments')
+      if (sentence.includes("' key")) return new RestError(400, 'NOPERM this user has no permissions to access one of the keys used as arguments')
+      return new RestError(400, noPermission(text(commands[i][0]).toLowerCase()))
+    }
+    return null
   }
 
   const streamResponse = (body: EventStream): RestResponse => ({

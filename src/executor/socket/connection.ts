@@ -1,6 +1,6 @@
 /**
  * One socket to a RESP2 server: pipelined commands matched to their replies by a FIFO queue,
- * same-tick writes coalesced, a timeout on the oldest reply, a cap on reply size.
+ * the writes of one event-loop turn coalesced, a timeout on the oldest reply, a cap on reply size.
  *
  * A connection never recovers from a failure: after a timeout, a protocol error, an oversized
  * reply or a closed socket, it is destroyed and every command on it rejects. Nothing that was
@@ -119,7 +119,7 @@ export class Connection {
   readonly #pending = new Fifo<Pending>()
   /** Commands accepted and not yet answered, written or not. */
   #inflight = 0
-  /** Commands not yet written: the current tick's batch, or everything while waiting for `drain`. */
+  /** Commands not yet written: this event-loop turn's batch, or everything while waiting for `drain`. */
   #outgoing: Command[] = []
   #flushScheduled = false
   #needDrain = false
@@ -300,14 +300,22 @@ export class Connection {
     if (pending.deadline !== 0 && this.#timer === undefined) this.#armTimer(pending.deadline)
   }
 
+  /**
+   * Writes at the end of this turn of the event loop (`setImmediate`), not of this tick: the
+   * requests of every client socket that was readable in this turn then go out in one write, and
+   * their replies come back in one read. Under load that is most of the cost of a command (a
+   * write and a read syscall each, on both sides); see docs/benchmarks.md.
+   */
   #schedule(): void {
     if (!this.#config.coalesceWrites) return this.#flush()
     if (this.#flushScheduled) return
     this.#flushScheduled = true
-    queueMicrotask(() => {
-      this.#flushScheduled = false
-      this.#flush()
-    })
+    setImmediate(this.#flushScheduledWrites)
+  }
+
+  readonly #flushScheduledWrites = (): void => {
+    this.#flushScheduled = false
+    this.#flush()
   }
 
   /** Writes every queued command in one buffer, unless the socket asked us to wait for `drain`. */

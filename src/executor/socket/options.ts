@@ -66,8 +66,9 @@ export interface SocketExecutorOptions {
    */
   readonly maxPools?: number
   /**
-   * Coalesce the commands issued in one tick into one socket write (default true). Turning it
-   * off writes every call at once; only useful to measure the difference.
+   * Coalesce the commands issued in one turn of the event loop into one socket write (default
+   * true): concurrent callers, e.g. the requests of many HTTP clients, share a write and a read.
+   * Turning it off writes every call at once; only useful to measure the difference.
    */
   readonly coalesceWrites?: boolean
 }

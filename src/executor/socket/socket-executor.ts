@@ -29,7 +29,7 @@ export interface SocketExecutorStats {
   readonly monitorConnections: number
   /** Local `monitor()` calls being served. */
   readonly monitors: number
-  /** `socket.write` calls so far (same-tick commands share one). */
+  /** `socket.write` calls so far (the commands of one event-loop turn share one). */
   readonly writes: number
 }
 
@@ -62,7 +62,7 @@ const EXEC_ABORT = new ReplyError('EXECABORT Transaction discarded because of pr
  * An {@link Executor} that sends commands to a Redis-compatible server over RESP2.
  *
  * - Plain commands and pipelines share a small pool of pipelined connections; commands issued
- *   in the same tick go out in one write. Transactions (`MULTI … EXEC` in one write) and
+ *   in the same turn of the event loop go out in one write. Transactions (`MULTI … EXEC` in one write) and
  *   blocking commands take a connection of their own for their duration.
  * - `CallContext.db` and `CallContext.user`/`password` run on pools whose connections SELECTed
  *   that database and AUTHenticated as that user. A refused AUTH answers the server's
