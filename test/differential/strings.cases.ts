@@ -99,6 +99,16 @@ const counterCases: DiffCase[] = [
   },
   { name: 'INCRBY and DECRBY refuse malformed increments before reading the key', commands: [HASH, ['INCRBY', 'h', 'abc'], ['DECRBY', 'h', '1.5'], ['INCRBY', 'k', '9223372036854775808'], ['INCRBY', 'k', ''], ['INCR', 'h'], ['DECRBY', 'h', '1']] },
   { name: 'INCR and DECR stop at the 64-bit limits', commands: [['SET', 'k', '9223372036854775807'], ['INCR', 'k'], ['INCRBY', 'k', '0'], ['DECR', 'k'], ['SET', 'n', '-9223372036854775808'], ['DECR', 'n'], ['INCRBY', 'n', '-1'], ['INCRBY', 'n', '9223372036854775807'], ['GET', 'n']] },
+  {
+    name: 'INCR, INCRBY and DECRBY across the 2^53 boundary and with 15- and 16-digit increments',
+    commands: [
+      ['SET', 'k', '9007199254740990'], ['INCR', 'k'], ['INCR', 'k'], ['INCR', 'k'], ['DECR', 'k'], ['DECR', 'k'], ['GET', 'k'],
+      ['SET', 'n', '-9007199254740990'], ['DECR', 'n'], ['DECR', 'n'], ['INCRBY', 'n', '3'], ['GET', 'n'],
+      ['INCRBY', 'a', '999999999999999'], ['INCRBY', 'a', '999999999999999'], ['INCRBY', 'a', '-1999999999999998'], ['INCRBY', 'a', '1000000000000000'],
+      ['DECRBY', 'b', '0'], ['DECRBY', 'b', '-999999999999999'], ['INCRBY', 'b', '-0'], ['INCRBY', 'b', '+5'], ['INCRBY', 'b', '05'], ['GET', 'b'],
+      ['SET', 'c', '999999999999999'], ['INCR', 'c'], ['SET', 'c', '-999999999999999'], ['DECR', 'c'], ['INCRBY', 'c', '-9007199254740991'],
+    ],
+  },
   { name: 'INCRBY and DECRBY with extreme increments', commands: [['INCRBY', 'k', '-9223372036854775808'], ['DECRBY', 'k', '-9223372036854775808'], ['DECRBY', 'j', '9223372036854775807'], ['DECR', 'j'], ['DECR', 'j'], ['INCRBY', 'j', '9223372036854775807'], ['INCRBY', 'j', '9223372036854775807'], ['INCRBY', 'x', '9223372036854775807'], ['INCRBY', 'x', '1']] },
   {
     name: 'INCRBYFLOAT computes in long double and trims the result',

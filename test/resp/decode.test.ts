@@ -51,6 +51,28 @@ describe('decodeReply (stateless)', () => {
     buf.fill(0)
     expect(value.toString()).toBe('abc')
   })
+
+  it('returns a bulk string that is at least half of its chunk as a view of the chunk, without a copy', () => {
+    const buf = bin(`$16\r\n${'a'.repeat(16)}\r\n`)
+    const value = valueOf(decodeReply(buf)) as Buffer
+    expect(value.buffer).toBe(buf.buffer)
+    expect(value.byteOffset).toBe(buf.byteOffset + 5)
+    expect(value.toString()).toBe('a'.repeat(16))
+  })
+
+  it('copies every bulk string with copyBulks', () => {
+    const buf = bin(`$16\r\n${'a'.repeat(16)}\r\n`)
+    const value = valueOf(decodeReply(buf, 0, { copyBulks: true })) as Buffer
+    buf.fill(0)
+    expect(value.toString()).toBe('a'.repeat(16))
+  })
+
+  it('copies the small bulk strings of an array, so none keeps the chunk alive', () => {
+    const buf = bin('*3\r\n$1\r\na\r\n$2\r\nbc\r\n$-1\r\n')
+    const value = valueOf(decodeReply(buf)) as Buffer[]
+    buf.fill(0)
+    expect(value.map((v) => v?.toString() ?? null)).toEqual(['a', 'bc', null])
+  })
 })
 
 describe('RespDecoder chunking', () => {

@@ -6,7 +6,7 @@
  * @packageDocumentation
  */
 
-import type { Command, Reply } from '../../reply.js'
+import { ReplyError, type Command, type Reply } from '../../reply.js'
 import { BackendUnavailableError } from '../executor.js'
 import { Connection, HandshakeError, type ConnectionCounters } from './connection.js'
 import type { ConnectionConfig } from './options.js'
@@ -76,11 +76,16 @@ export class Pool {
    * commands), written in one go. The connection returns to the exclusive set afterwards, or is
    * closed if it failed.
    */
-  async exclusive(commands: readonly Command[]): Promise<Reply[]> {
+  async exclusive(commands: readonly Command[], options: { readonly confirmFirst?: boolean } = {}): Promise<Reply[]> {
     const connection = await this.#reserve()
     this.#lent.add(connection)
     try {
-      return await connection.sendBatch(commands)
+      if (!options.confirmFirst || commands.length < 2) return await connection.sendBatch(commands)
+      // The first command must succeed before the rest is sent: a refused MULTI (an ACL user
+      // without +multi) would otherwise let the server run the queued commands one by one.
+      const [first] = await connection.sendBatch(commands.slice(0, 1))
+      if (first instanceof ReplyError) return [first]
+      return [first, ...(await connection.sendBatch(commands.slice(1)))]
     } finally {
       this.#lent.delete(connection)
       this.#release(connection)

@@ -191,7 +191,7 @@ export class SocketExecutor implements Executor {
     if (selects) batch.push(['SELECT', String(pool.config.database)])
     let replies: Reply[]
     try {
-      replies = await pool.exclusive(batch)
+      replies = await pool.exclusive(batch, { confirmFirst: true })
     } catch (error) {
       if (pool === this.#default) throw error
       return this.#refused(pool, error)
