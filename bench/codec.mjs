@@ -15,7 +15,9 @@
  *   the socket would do (`Buffer.from` of the joined string pieces) to the peer.
  *
  * Every row is measured in BENCH_ROUNDS (default 3) interleaved rounds, implementations in a
- * rotated order, and reports the median ops/s. BENCH_MAX_TIME: seconds per measurement (0.5).
+ * rotated order, and reports the median ops/s. BENCH_MAX_TIME: seconds per measurement (0.5);
+ * BENCH_MIN_SAMPLES (10); BENCH_CLOCK=wall for wall-clock instead of CPU time; BENCH_ONLY=<text>
+ * for the rows whose name contains it.
  *
  * Run: npm run bench:codec
  */
@@ -37,6 +39,8 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3)
 const MAX_TIME = Number(process.env.BENCH_MAX_TIME ?? 0.5)
 /** `cpu` (default): ops per CPU-second of the measuring process; `wall`: ops per wall-clock second. */
 const CLOCK = process.env.BENCH_CLOCK ?? 'cpu'
+/** Fewest samples the `benchmark` package takes per row (its cycles last at least ~50 ms each). */
+const MIN_SAMPLES = Number(process.env.BENCH_MIN_SAMPLES ?? 10)
 /** BENCH_ONLY=<substring>: only the rows whose name contains it (for quick checks). */
 const ONLY = process.env.BENCH_ONLY
 const selected = (row) => ONLY === undefined || row.name.includes(ONLY)
@@ -148,7 +152,7 @@ let sink = 0
 
 /** ops/s of `fn`, measured by the benchmark package. */
 function hz(name, fn) {
-  const bench = new Benchmark(name, fn, { maxTime: MAX_TIME, minSamples: 10, initCount: 1 })
+  const bench = new Benchmark(name, fn, { maxTime: MAX_TIME, minSamples: MIN_SAMPLES, initCount: 1 })
   bench.run({ async: false })
   if (bench.error) throw bench.error
   return { hz: bench.hz, rme: bench.stats.rme }

@@ -11,13 +11,11 @@
  * redis-server writes every encoding it has: LZF strings, quicklists of many, compressed and
  * plain nodes, intsets of every width, listpack and hashtable hashes and sets.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest'
+import { describe, expect, test } from 'vitest'
 import { ReplyError, Status, type Command, type Reply } from '../../src/reply.js'
 import type { Executor } from '../../src/executor/executor.js'
-import { MemoryExecutor } from '../../src/executor/memory/memory-executor.js'
-import { SocketExecutor } from '../../src/executor/socket/socket-executor.js'
-import { compareReplies, showReply, type Relaxation } from './harness.js'
-import { liveSuiteName, redisServerSkipReason, startRedisServer, type RedisServer } from '../support/redis-server.js'
+import { compareReplies, showReply, withDifferentialExecutors, type Relaxation } from './harness.js'
+import { liveSuiteName, redisServerSkipReason } from '../support/redis-server.js'
 
 type ValueKind = 'string' | 'list' | 'set' | 'hash' | 'zset'
 
@@ -304,62 +302,47 @@ async function must(executor: Executor, command: Command): Promise<Reply> {
 }
 
 describe.skipIf(redisServerSkipReason !== undefined)(liveSuiteName('DUMP/RESTORE round trips between redis-server and the engine'), () => {
-  let server: RedisServer
-  let redis: Executor
-  let memory: MemoryExecutor
-  beforeAll(async () => {
-    server = await startRedisServer({ args: ['--enable-debug-command', 'yes'] })
-    redis = new SocketExecutor({ url: server.url })
-    memory = new MemoryExecutor()
-  })
-  afterAll(async () => {
-    await memory?.close()
-    await redis?.close()
-    await server?.stop()
-  })
-  beforeEach(async () => {
-    await Promise.all([memory.exec(['FLUSHALL']), redis.exec(['FLUSHALL'])])
-  })
+  const live = withDifferentialExecutors({ serverArgs: ['--enable-debug-command', 'yes'] })
 
   for (const entry of cases) {
     test(entry.name, async () => {
-      const both = (command: Command) => Promise.all([must(memory, command), must(redis, command)])
+      const both = (command: Command) => Promise.all([must(live.memory, command), must(live.redis, command)])
       const config = Object.entries(entry.config ?? {})
       try {
         for (const [name, value] of config) await both(['CONFIG', 'SET', name, value])
-        for (const command of entry.redisOnly ?? []) await must(redis, command)
+        for (const command of entry.redisOnly ?? []) await must(live.redis, command)
         for (const command of entry.setup) await both(command)
 
-        const fromRedis = await must(redis, ['DUMP', 'k'])
-        const fromMemory = await must(memory, ['DUMP', 'k'])
+        const fromRedis = await must(live.redis, ['DUMP', 'k'])
+        const fromMemory = await must(live.memory, ['DUMP', 'k'])
         expect(fromRedis).toBeInstanceOf(Uint8Array)
         expect(fromMemory).toBeInstanceOf(Uint8Array)
-        for (const executor of [memory, redis]) {
+        for (const executor of [live.memory, live.redis]) {
           await must(executor, ['RESTORE', 'from-redis', '0', fromRedis as Uint8Array])
           await must(executor, ['RESTORE', 'from-memory', '0', fromMemory as Uint8Array])
         }
 
         const ordered = entry.ordered ?? true
         const reference = reads(entry.kind, 'k', ordered)
-        const original = await redis.exec(reference.commands[3])
+        const original = await live.redis.exec(reference.commands[3])
         for (const key of ['k', 'from-redis', 'from-memory']) {
           const { commands, relax } = reads(entry.kind, key, ordered)
           for (let i = 0; i < commands.length; i++) {
             // The original's encoding is its family's business (the engine does not remember that a
             // string grew by APPEND, for one); the copies' encodings are RESTORE's.
             if (key === 'k' && commands[i][0] === 'OBJECT') continue
-            const [ours, theirs] = await Promise.all([memory.exec(commands[i]), redis.exec(commands[i])])
+            const [ours, theirs] = await live.both(commands[i])
             const difference = compareReplies(ours, theirs, relax[i])
             expect(difference, `${key}: ${commands[i].join(' ')}\n${difference}`).toBeNull()
           }
           // Every copy holds the original value.
-          const copy = await memory.exec(commands[3])
+          const copy = await live.memory.exec(commands[3])
           const same = compareReplies(copy, original, relax[3])
           expect(same, `${key} differs from the original: ${showReply(copy).slice(0, 200)}`).toBeNull()
         }
       } finally {
         for (const [name] of config) await both(['CONFIG', 'SET', name, CONFIG_DEFAULTS[name]])
-        if (entry.redisOnly !== undefined) await must(redis, ['DEBUG', 'QUICKLIST-PACKED-THRESHOLD', '1073741824'])
+        if (entry.redisOnly !== undefined) await must(live.redis, ['DEBUG', 'QUICKLIST-PACKED-THRESHOLD', '1073741824'])
       }
     })
   }
@@ -374,30 +357,30 @@ describe.skipIf(redisServerSkipReason !== undefined)(liveSuiteName('DUMP/RESTORE
     test(`stream: ${entry.name}`, async () => {
       const config = Object.entries(entry.config ?? {})
       try {
-        for (const [name, value] of config) await must(redis, ['CONFIG', 'SET', name, value])
-        for (const command of entry.setup) await must(redis, command)
-        const original = await must(redis, ['DUMP', 'k'])
-        await must(memory, ['RESTORE', 'k', '0', original as Uint8Array])
-        expect(await memory.exec(['TYPE', 'k'])).toEqual(new Status('stream'))
-        const fromMemory = await must(memory, ['DUMP', 'k'])
-        await must(redis, ['RESTORE', 'copy', '0', fromMemory as Uint8Array])
+        for (const [name, value] of config) await must(live.redis, ['CONFIG', 'SET', name, value])
+        for (const command of entry.setup) await must(live.redis, command)
+        const original = await must(live.redis, ['DUMP', 'k'])
+        await must(live.memory, ['RESTORE', 'k', '0', original as Uint8Array])
+        expect(await live.memory.exec(['TYPE', 'k'])).toEqual(new Status('stream'))
+        const fromMemory = await must(live.memory, ['DUMP', 'k'])
+        await must(live.redis, ['RESTORE', 'copy', '0', fromMemory as Uint8Array])
         for (const read of streamReads(entry.groups ?? [])) {
-          const [a, b] = await Promise.all([redis.exec(read('k')), redis.exec(read('copy'))])
+          const [a, b] = await Promise.all([live.redis.exec(read('k')), live.redis.exec(read('copy'))])
           const difference = compareReplies(withoutIdleTimes(b), withoutIdleTimes(a))
           expect(difference, `${read('k').join(' ')}\n${difference}`).toBeNull()
         }
       } finally {
-        for (const [name] of config) await must(redis, ['CONFIG', 'SET', name, STREAM_DEFAULTS[name]])
+        for (const [name] of config) await must(live.redis, ['CONFIG', 'SET', name, STREAM_DEFAULTS[name]])
       }
     })
   }
 
   test('a TTL carried by the caller survives the trip both ways (PTTL relative, PEXPIRETIME with ABSTTL)', async () => {
-    await Promise.all([must(memory, ['SET', 'k', 'v', 'PX', '500000']), must(redis, ['SET', 'k', 'v', 'PX', '500000'])])
-    const fromRedis = (await must(redis, ['DUMP', 'k'])) as Uint8Array
-    const fromMemory = (await must(memory, ['DUMP', 'k'])) as Uint8Array
-    const deadline = String(await must(redis, ['PEXPIRETIME', 'k']))
-    for (const [executor, bytes] of [[memory, fromRedis], [redis, fromMemory]] as const) {
+    await Promise.all([must(live.memory, ['SET', 'k', 'v', 'PX', '500000']), must(live.redis, ['SET', 'k', 'v', 'PX', '500000'])])
+    const fromRedis = (await must(live.redis, ['DUMP', 'k'])) as Uint8Array
+    const fromMemory = (await must(live.memory, ['DUMP', 'k'])) as Uint8Array
+    const deadline = String(await must(live.redis, ['PEXPIRETIME', 'k']))
+    for (const [executor, bytes] of [[live.memory, fromRedis], [live.redis, fromMemory]] as const) {
       await must(executor, ['RESTORE', 'relative', '500000', bytes])
       await must(executor, ['RESTORE', 'absolute', deadline, bytes, 'ABSTTL'])
       expect(Number(await must(executor, ['TTL', 'relative']))).toBeGreaterThanOrEqual(499)

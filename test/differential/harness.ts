@@ -9,7 +9,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest'
 import { NULL_ARRAY, ReplyError, Status, type Command, type Reply } from '../../src/reply.js'
 import type { Executor } from '../../src/executor/executor.js'
-import { MemoryExecutor } from '../../src/executor/memory/memory-executor.js'
+import { MemoryExecutor, type MemoryExecutorOptions } from '../../src/executor/memory/memory-executor.js'
+import type { SocketExecutor } from '../../src/executor/socket/socket-executor.js'
 import { startRedisServer, redisServerSkipReason, type RedisServer } from '../support/redis-server.js'
 
 /**
@@ -39,6 +40,19 @@ export function showReply(reply: Reply): string {
   if (reply instanceof ReplyError) return `-${reply.message}`
   if (reply instanceof Uint8Array) return JSON.stringify(Buffer.from(reply).toString('latin1'))
   return `[${(reply as readonly Reply[]).map(showReply).join(', ')}]`
+}
+
+/**
+ * The `cmdstat_*` lines of an INFO commandstats reply, sorted, without their timings (`usec`,
+ * `usec_per_call`), which depend on each server's speed.
+ */
+export function commandCalls(reply: Reply): string[] {
+  return Buffer.from(reply as Uint8Array)
+    .toString('latin1')
+    .split('\r\n')
+    .filter((line) => line.startsWith('cmdstat_'))
+    .map((line) => line.replace(/usec=\d+,usec_per_call=[\d.]+,/, ''))
+    .sort()
 }
 
 function canonical(reply: Reply): string {
@@ -95,9 +109,79 @@ function lengthOf(reply: Reply): number {
 }
 
 /** Connects the reference executor: the socket executor to a real server. */
-async function connectReference(url: string): Promise<Executor> {
+async function connectReference(url: string): Promise<SocketExecutor> {
   const { SocketExecutor } = await import('../../src/executor/socket/socket-executor.js')
   return new SocketExecutor({ url })
+}
+
+/** The executors a live suite compares, available to its tests once its `beforeAll` ran. */
+export interface DifferentialExecutors {
+  /** The engine under test. */
+  readonly memory: MemoryExecutor
+  /** The reference: the socket executor to {@link DifferentialExecutors.server}. */
+  readonly redis: SocketExecutor
+  readonly server: RedisServer
+  /** Runs `command` on both executors at once: the replies of memory and of redis. */
+  both(command: Command): Promise<[Reply, Reply]>
+}
+
+export interface DifferentialOptions {
+  /** Extra `redis-server` arguments, e.g. `['--enable-debug-command', 'yes']`. */
+  readonly serverArgs?: readonly string[]
+  /** Options of the memory executor. */
+  readonly memory?: MemoryExecutorOptions
+  /** FLUSHALL on both executors before each test. Default true. */
+  readonly flushBeforeEach?: boolean
+}
+
+/**
+ * Registers, in the enclosing `describe`, the two executors of a differential suite: a fresh
+ * `redis-server` with the socket executor in front of it, and a memory executor, started before
+ * the suite's tests, flushed before each (unless `flushBeforeEach: false`) and closed after them.
+ */
+export function withDifferentialExecutors(options: DifferentialOptions = {}): DifferentialExecutors {
+  let server: RedisServer
+  let redis: SocketExecutor
+  let memory: MemoryExecutor
+  beforeAll(async () => {
+    server = await startRedisServer(options.serverArgs === undefined ? undefined : { args: options.serverArgs })
+    redis = await connectReference(server.url)
+    memory = new MemoryExecutor(options.memory)
+  })
+  afterAll(async () => {
+    await memory?.close()
+    await redis?.close()
+    await server?.stop()
+  })
+  if (options.flushBeforeEach ?? true) {
+    beforeEach(async () => {
+      await Promise.all([memory.exec(['FLUSHALL']), redis.exec(['FLUSHALL'])])
+    })
+  }
+  return {
+    get memory() {
+      return memory
+    },
+    get redis() {
+      return redis
+    },
+    get server() {
+      return server
+    },
+    both: (command) => Promise.all([memory.exec(command), redis.exec(command)]),
+  }
+}
+
+/**
+ * A differential suite: `body` declares its tests, with the executors of
+ * {@link withDifferentialExecutors}. Skipped, with the reason in the title, when `redis-server`
+ * is not installed, except under CI=true, where that fails.
+ */
+export function describeDifferential(title: string, body: (live: DifferentialExecutors) => void, options?: DifferentialOptions): void {
+  const skipReason = redisServerSkipReason ?? null
+  describe.skipIf(skipReason !== null)(`${title} (differential against redis-server${skipReason ? `: ${skipReason}` : ''})`, () => {
+    body(withDifferentialExecutors(options))
+  })
 }
 
 /** Runs each sequence on both executors (after FLUSHALL on both) and compares every reply. */
@@ -118,32 +202,12 @@ export async function runSequence(
   return null
 }
 
-/**
- * Declares one vitest test per case. Skipped, with the reason in the title, when `redis-server`
- * is not installed, except under CI=true, where that fails.
- */
+/** Declares one vitest test per case, in a {@link describeDifferential} suite. */
 export function runDifferential(title: string, cases: readonly DiffCase[]): void {
-  const skipReason = redisServerSkipReason ?? null
-  describe.skipIf(skipReason !== null)(`${title} (differential against redis-server${skipReason ? `: ${skipReason}` : ''})`, () => {
-    let server: RedisServer
-    let redis: Executor
-    let memory: MemoryExecutor
-    beforeAll(async () => {
-      server = await startRedisServer()
-      redis = await connectReference(server.url)
-      memory = new MemoryExecutor()
-    })
-    afterAll(async () => {
-      await memory?.close()
-      await redis?.close()
-      await server?.stop()
-    })
-    beforeEach(async () => {
-      await Promise.all([memory.exec(['FLUSHALL']), redis.exec(['FLUSHALL'])])
-    })
+  describeDifferential(title, (live) => {
     for (const entry of cases) {
       test(entry.name, async () => {
-        const difference = await runSequence(memory, redis, entry.commands, entry.relax)
+        const difference = await runSequence(live.memory, live.redis, entry.commands, entry.relax)
         expect(difference, difference ?? '').toBeNull()
       })
     }

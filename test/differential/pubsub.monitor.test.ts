@@ -3,12 +3,11 @@
  * (the socket executor's shared MONITOR connection on the Redis side). Compared: everything but
  * the timestamp and the client address (the db is kept); the timestamp's shape is checked apart.
  */
-import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { describe, expect, test } from 'vitest'
 import type { Executor } from '../../src/executor/executor.js'
-import { MemoryExecutor } from '../../src/executor/memory/memory-executor.js'
-import { SocketExecutor } from '../../src/executor/socket/socket-executor.js'
 import type { Command } from '../../src/reply.js'
-import { liveSuiteName, redisServerSkipReason, startRedisServer, type RedisServer } from '../support/redis-server.js'
+import { liveSuiteName, redisServerSkipReason } from '../support/redis-server.js'
+import { withDifferentialExecutors } from './harness.js'
 import { Collector } from './pubsub.support.js'
 
 /** One thing a client does: a command, or a MULTI/EXEC block. */
@@ -121,25 +120,13 @@ async function monitorLines(executor: Executor, actions: readonly Action[]): Pro
 }
 
 describe.skipIf(redisServerSkipReason !== undefined)(liveSuiteName('MONITOR lines (differential: memory vs redis-server)'), () => {
-  let server: RedisServer
-  let redis: SocketExecutor
-  let memory: MemoryExecutor
-  beforeAll(async () => {
-    server = await startRedisServer()
-    redis = new SocketExecutor({ url: server.url })
-    memory = new MemoryExecutor({ activeExpiryInterval: 0 })
-  })
-  afterAll(async () => {
-    await memory?.close()
-    await redis?.close()
-    await server?.stop()
-  })
+  const live = withDifferentialExecutors({ memory: { activeExpiryInterval: 0 }, flushBeforeEach: false })
 
   for (const entry of monitorCases) {
     test(entry.name, async () => {
-      await Promise.all([memory.exec(['FLUSHALL']), redis.exec(['FLUSHALL'])])
-      const ours = await monitorLines(memory, entry.actions)
-      const theirs = await monitorLines(redis, entry.actions)
+      await live.both(['FLUSHALL'])
+      const ours = await monitorLines(live.memory, entry.actions)
+      const theirs = await monitorLines(live.redis, entry.actions)
       for (const line of [...ours, ...theirs]) expect(line).toMatch(LINE)
       expect(ours.map(normalise)).toEqual(theirs.map(normalise))
     })

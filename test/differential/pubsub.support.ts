@@ -7,6 +7,21 @@
 import net from 'node:net'
 import { encodeCommand, NEED_MORE, RespDecoder } from '../../src/resp/index.js'
 import { Status, type Command, type Reply } from '../../src/reply.js'
+import type { PubSubEvent } from '../../src/executor/executor.js'
+
+/** An `Executor.subscribe` event with its bytes as latin1 text, for comparisons. */
+export function showEvent(event: PubSubEvent): string {
+  const text = (bytes: Uint8Array): string => Buffer.from(bytes).toString('latin1')
+  switch (event.type) {
+    case 'subscribe':
+    case 'psubscribe':
+      return `${event.type} ${text(event.channel)} ${event.count}`
+    case 'message':
+      return `message ${text(event.channel)} ${text(event.message)}`
+    case 'pmessage':
+      return `pmessage ${text(event.pattern)} ${text(event.channel)} ${text(event.message)}`
+  }
+}
 
 /** One RESP2 connection; replies are read in order with {@link RawClient.next}. */
 export class RawClient {

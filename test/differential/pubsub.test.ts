@@ -1,15 +1,14 @@
 import { setMaxListeners } from 'node:events'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import type { PubSubEvent, Subscription } from '../../src/executor/executor.js'
+import type { Subscription } from '../../src/executor/executor.js'
 import { Engine } from '../../src/executor/memory/engine.js'
-import { MemoryExecutor, toArgv, toReply } from '../../src/executor/memory/memory-executor.js'
+import { toArgv, toReply } from '../../src/executor/memory/memory-executor.js'
 import { isSubscriptionCommand } from '../../src/executor/memory/pubsub.js'
-import { SocketExecutor } from '../../src/executor/socket/socket-executor.js'
 import type { Command, Reply } from '../../src/reply.js'
 import { liveSuiteName, redisServerSkipReason, startRedisServer, type RedisServer } from '../support/redis-server.js'
-import { runDifferential, showReply } from './harness.js'
+import { runDifferential, showReply, withDifferentialExecutors } from './harness.js'
 import { pubsubCases } from './pubsub.cases.js'
-import { Collector, RawClient } from './pubsub.support.js'
+import { Collector, RawClient, showEvent } from './pubsub.support.js'
 
 runDifferential('pubsub', pubsubCases)
 
@@ -250,34 +249,8 @@ describe.skipIf(redisServerSkipReason !== undefined)(liveSuiteName('pub/sub in c
   }
 })
 
-/** An event as text, for comparisons. */
-function showEvent(event: PubSubEvent): string {
-  const text = (bytes: Uint8Array): string => Buffer.from(bytes).toString('latin1')
-  switch (event.type) {
-    case 'subscribe':
-    case 'psubscribe':
-      return `${event.type} ${text(event.channel)} ${event.count}`
-    case 'message':
-      return `message ${text(event.channel)} ${text(event.message)}`
-    case 'pmessage':
-      return `pmessage ${text(event.pattern)} ${text(event.channel)} ${text(event.message)}`
-  }
-}
-
 describe.skipIf(redisServerSkipReason !== undefined)(liveSuiteName('Executor.subscribe (differential: memory vs socket executor)'), () => {
-  let server: RedisServer
-  let redis: SocketExecutor
-  let memory: MemoryExecutor
-  beforeAll(async () => {
-    server = await startRedisServer()
-    redis = new SocketExecutor({ url: server.url })
-    memory = new MemoryExecutor({ activeExpiryInterval: 0 })
-  })
-  afterAll(async () => {
-    await memory?.close()
-    await redis?.close()
-    await server?.stop()
-  })
+  const live = withDifferentialExecutors({ memory: { activeExpiryInterval: 0 }, flushBeforeEach: false })
 
   /**
    * Subscribes `targets` on both executors, waits for every confirmation, publishes `messages`
@@ -290,13 +263,13 @@ describe.skipIf(redisServerSkipReason !== undefined)(liveSuiteName('Executor.sub
     const ours = targets.map(() => new Collector<string>())
     const theirs = targets.map(() => new Collector<string>())
     const done = targets.flatMap((target, i) => [
-      memory.subscribe(target, (event) => ours[i].push(showEvent(event)), controller.signal),
-      redis.subscribe(target, (event) => theirs[i].push(showEvent(event)), controller.signal),
+      live.memory.subscribe(target, (event) => ours[i].push(showEvent(event)), controller.signal),
+      live.redis.subscribe(target, (event) => theirs[i].push(showEvent(event)), controller.signal),
     ])
     try {
       await Promise.all(targets.map((target, i) => theirs[i].waitFor(target.names.length)))
       for (const [channel, message] of messages) {
-        const [a, b] = await Promise.all([memory.exec(['PUBLISH', channel, message]), redis.exec(['PUBLISH', channel, message])])
+        const [a, b] = await live.both(['PUBLISH', channel, message])
         if (compareCounts) expect(a, `PUBLISH ${channel} ${message}`).toBe(b)
       }
       await Promise.all(targets.map((_, i) => theirs[i].waitFor(ours[i].items.length)))
@@ -305,7 +278,7 @@ describe.skipIf(redisServerSkipReason !== undefined)(liveSuiteName('Executor.sub
       controller.abort()
       await Promise.all(done)
     }
-    expect(memory.engine.pubsub.size).toEqual({ clients: 0, channels: 0, patterns: 0, shardChannels: 0 })
+    expect(live.memory.engine.pubsub.size).toEqual({ clients: 0, channels: 0, patterns: 0, shardChannels: 0 })
   }
 
   test('one subscriber per name: confirmations, counts and messages match', async () => {

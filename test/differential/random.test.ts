@@ -8,14 +8,12 @@
  * default all whose commands the engine implements), RANDOM_EXCLUDE (comma-separated command
  * names to leave out, e.g. `object|encoding`, to look past a known divergence).
  */
-import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { expect, test } from 'vitest'
 import type { Executor } from '../../src/executor/executor.js'
 import { handlers } from '../../src/executor/memory/commands/index.js'
-import { MemoryExecutor } from '../../src/executor/memory/memory-executor.js'
 import type { Reply } from '../../src/reply.js'
-import { redisServerSkipReason, startRedisServer, type RedisServer } from '../support/redis-server.js'
 import { CATALOGUE, generateSequence, shrink, showCommand, type GeneratedCommand } from './generator.js'
-import { compareReplies, showReply } from './harness.js'
+import { compareReplies, describeDifferential, showReply } from './harness.js'
 
 const FIRST_SEED = Number(process.env.RANDOM_SEED ?? 1)
 const SEEDS = Number(process.env.RANDOM_SEEDS ?? 40)
@@ -69,24 +67,9 @@ async function describeDivergence(memory: Executor, redis: Executor, seed: numbe
   ].join('\n')
 }
 
-describe.skipIf(redisServerSkipReason !== undefined)(
-  `random sequences (differential against redis-server${redisServerSkipReason ? `: ${redisServerSkipReason}` : ''})`,
-  () => {
-    let server: RedisServer
-    let redis: Executor
-    let memory: MemoryExecutor
-    beforeAll(async () => {
-      server = await startRedisServer()
-      const { SocketExecutor } = await import('../../src/executor/socket/socket-executor.js')
-      redis = new SocketExecutor({ url: server.url })
-      memory = new MemoryExecutor()
-    })
-    afterAll(async () => {
-      await memory?.close()
-      await redis?.close()
-      await server?.stop()
-    })
-
+describeDifferential(
+  'random sequences',
+  (live) => {
     test('the catalogue has commands the engine implements', () => {
       expect(specs.length).toBeGreaterThan(0)
     })
@@ -94,14 +77,15 @@ describe.skipIf(redisServerSkipReason !== undefined)(
     for (let seed = FIRST_SEED; seed < FIRST_SEED + SEEDS; seed++) {
       test(`seed ${seed}: ${LENGTH} commands`, async () => {
         const sequence = generateSequence(seed, LENGTH, specs)
-        const divergence = await replay(memory, redis, sequence)
+        const divergence = await replay(live.memory, live.redis, sequence)
         if (divergence === null) return
         const minimal = await shrink(sequence.slice(0, divergence.index + 1), async (candidate) => {
-          const found = await replay(memory, redis, candidate)
+          const found = await replay(live.memory, live.redis, candidate)
           return found === null ? 0 : found.index + 1
         })
-        expect.fail(await describeDivergence(memory, redis, seed, divergence, minimal))
+        expect.fail(await describeDivergence(live.memory, live.redis, seed, divergence, minimal))
       }, 300_000)
     }
   },
+  { flushBeforeEach: false },
 )

@@ -4,9 +4,9 @@
  * shebang, the script cache. Library modules (cjson, cmsgpack, struct, bit) are in
  * `scripting.libraries.cases.ts`, functions in `scripting.functions.cases.ts`.
  *
- * Scripts that exercise the error line use plain calls of the `redis.*` helpers other than
- * `redis.call` (`local x = redis.setresp(4)`): in a tail call (`return redis.setresp(4)`) the
- * engine loses the line (see docs/engine.md, "Scripting").
+ * Scripts that exercise the error line of the `redis.*` helpers other than `redis.call` call them
+ * plainly (`local x = redis.setresp(4)`): in a tail call (`return redis.setresp(4)`) the engine
+ * loses the line, a divergence its unit tests name (test/executor/memory/scripting.test.ts).
  */
 import { createHash } from 'node:crypto'
 import type { Command } from '../../src/reply.js'

@@ -1,9 +1,7 @@
-import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { expect, test } from 'vitest'
 import type { Executor } from '../../src/executor/executor.js'
-import { MemoryExecutor } from '../../src/executor/memory/memory-executor.js'
 import { ReplyError, type Reply } from '../../src/reply.js'
-import { redisServerSkipReason, startRedisServer, type RedisServer } from '../support/redis-server.js'
-import { runDifferential, showReply } from './harness.js'
+import { commandCalls, describeDifferential, runDifferential, showReply } from './harness.js'
 import { databaseCases, infoCases, miscCases } from './server.cases.js'
 import { commandCases } from './server.command.cases.js'
 import { configCases } from './server.config.cases.js'
@@ -77,27 +75,13 @@ function infoShape(info: string, skipFieldsOf: ReadonlySet<string>): string[] {
   return shape
 }
 
-describe.skipIf(redisServerSkipReason !== undefined)(
-  `server: whole-table comparisons (differential against redis-server${redisServerSkipReason ? `: ${redisServerSkipReason}` : ''})`,
-  () => {
-    let server: RedisServer
-    let redis: Executor
-    let memory: MemoryExecutor
-    beforeAll(async () => {
-      server = await startRedisServer()
-      const { SocketExecutor } = await import('../../src/executor/socket/socket-executor.js')
-      redis = new SocketExecutor({ url: server.url })
-      memory = new MemoryExecutor()
-    })
-    afterAll(async () => {
-      await memory?.close()
-      await redis?.close()
-      await server?.stop()
-    })
+describeDifferential(
+  'server: whole-table comparisons',
+  (live) => {
 
     test('COMMAND INFO of every command the server has matches (subcommands in any order)', async () => {
-      const { all, top: names } = await serverCommands(redis)
-      const [ours, theirs] = await Promise.all([memory.exec(['COMMAND', 'INFO', ...names]), redis.exec(['COMMAND', 'INFO', ...names])])
+      const { all, top: names } = await serverCommands(live.redis)
+      const [ours, theirs] = await live.both(['COMMAND', 'INFO', ...names])
       const differences: string[] = []
       names.forEach((name, i) => {
         const a = normalizeInfo((ours as Reply[])[i], all)
@@ -108,8 +92,8 @@ describe.skipIf(redisServerSkipReason !== undefined)(
     })
 
     test('COMMAND DOCS of every command the server has matches (subcommands in any order)', async () => {
-      const { all, top: names } = await serverCommands(redis)
-      const [ours, theirs] = await Promise.all([memory.exec(['COMMAND', 'DOCS', ...names]), redis.exec(['COMMAND', 'DOCS', ...names])])
+      const { all, top: names } = await serverCommands(live.redis)
+      const [ours, theirs] = await live.both(['COMMAND', 'DOCS', ...names])
       const mine = new Map(pairs(ours).map(([name, docs]) => [name, normalizeDocs(docs, all)]))
       const differences: string[] = []
       for (const [name, docs] of pairs(theirs)) {
@@ -120,13 +104,13 @@ describe.skipIf(redisServerSkipReason !== undefined)(
     })
 
     test('COMMAND LIST has every command of the server (the table adds newer ones)', async () => {
-      const [ours, theirs] = await Promise.all([memory.exec(['COMMAND', 'LIST']), redis.exec(['COMMAND', 'LIST'])])
+      const [ours, theirs] = await live.both(['COMMAND', 'LIST'])
       const mine = new Set((ours as Reply[]).map(text))
       expect((theirs as Reply[]).map(text).filter((name) => !mine.has(name))).toEqual([])
     })
 
     test('CONFIG GET * has the same parameters and defaults (host parameters aside)', async () => {
-      const [ours, theirs] = await Promise.all([memory.exec(['CONFIG', 'GET', '*']), redis.exec(['CONFIG', 'GET', '*'])])
+      const [ours, theirs] = await live.both(['CONFIG', 'GET', '*'])
       const show = (reply: Reply) =>
         pairs(reply)
           .filter(([name]) => !HOST_PARAMETERS.has(name))
@@ -136,7 +120,7 @@ describe.skipIf(redisServerSkipReason !== undefined)(
     })
 
     test('INFO everything has the same sections and fields, in the same order', async () => {
-      const [ours, theirs] = await Promise.all([memory.exec(['INFO', 'everything']), redis.exec(['INFO', 'everything'])])
+      const [ours, theirs] = await live.both(['INFO', 'everything'])
       // Per-command, per-error and latency lines depend on each server's history.
       const historyDependent = new Set(['# Commandstats', '# Errorstats', '# Latencystats', '# Keyspace'])
       expect(infoShape(text(ours), historyDependent)).toEqual(infoShape(text(theirs), historyDependent))
@@ -145,7 +129,7 @@ describe.skipIf(redisServerSkipReason !== undefined)(
 
     test('INFO default, all and several sections select the same sections', async () => {
       for (const args of [[], ['default'], ['all'], ['server', 'keyspace'], ['keyspace', 'server'], ['KEYSPACE', 'default'], ['cpu', 'nosuch', 'memory']]) {
-        const [ours, theirs] = await Promise.all([memory.exec(['INFO', ...args]), redis.exec(['INFO', ...args])])
+        const [ours, theirs] = await live.both(['INFO', ...args])
         const titles = (reply: Reply) => text(reply).split('\r\n').filter((line) => line.startsWith('# '))
         expect(titles(ours), `INFO ${args.join(' ')}`).toEqual(titles(theirs))
       }
@@ -153,18 +137,13 @@ describe.skipIf(redisServerSkipReason !== undefined)(
 
     test('INFO errorstats and commandstats name the same lines after the same errors', async () => {
       const script: string[][] = [['CONFIG', 'RESETSTAT'], ['GET'], ['SET', 's', '1'], ['HGET', 's', 'f'], ['NOSUCH'], ['GET', 's']]
-      for (const command of script) await Promise.all([memory.exec(command), redis.exec(command)])
-      const [ours, theirs] = await Promise.all([memory.exec(['INFO', 'errorstats']), redis.exec(['INFO', 'errorstats'])])
+      for (const command of script) await live.both(command)
+      const [ours, theirs] = await live.both(['INFO', 'errorstats'])
       expect(text(ours)).toBe(text(theirs))
-      const calls = (reply: Reply) =>
-        text(reply)
-          .split('\r\n')
-          .filter((line) => line.startsWith('cmdstat_'))
-          .map((line) => line.replace(/usec=\d+,usec_per_call=[\d.]+,/, ''))
-          .sort()
-      const [ourStats, theirStats] = await Promise.all([memory.exec(['INFO', 'commandstats']), redis.exec(['INFO', 'commandstats'])])
-      expect(calls(ourStats)).toEqual(calls(theirStats))
+      const [ourStats, theirStats] = await live.both(['INFO', 'commandstats'])
+      expect(commandCalls(ourStats)).toEqual(commandCalls(theirStats))
       expect(ours).not.toBeInstanceOf(ReplyError)
     })
   },
+  { flushBeforeEach: false },
 )

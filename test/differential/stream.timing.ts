@@ -11,12 +11,10 @@
  * - `consumerIdle`: XINFO CONSUMERS, the value after `idle`
  * - `fullTimes`: XINFO STREAM FULL, delivery times in the group and consumer PELs, `seen-time`
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest'
+import { expect, test } from 'vitest'
 import type { Executor } from '../../src/executor/executor.js'
-import { MemoryExecutor } from '../../src/executor/memory/memory-executor.js'
 import type { Command, Reply } from '../../src/reply.js'
-import { redisServerSkipReason, startRedisServer, type RedisServer } from '../support/redis-server.js'
-import { compareReplies, showReply, type DiffCase } from './harness.js'
+import { compareReplies, describeDifferential, showReply, type DiffCase } from './harness.js'
 
 export type TimingRelaxation = 'pendingIdle' | 'consumerIdle' | 'fullTimes'
 
@@ -84,28 +82,10 @@ export function compareTimed(ours: Reply, redis: Reply, relaxation: TimingRelaxa
  * `relax` for the others).
  */
 export function runStreamDifferential(title: string, cases: readonly DiffCase[]): void {
-  const skipReason = redisServerSkipReason ?? null
-  describe.skipIf(skipReason !== null)(`${title} (differential against redis-server${skipReason ? `: ${skipReason}` : ''})`, () => {
-    let server: RedisServer
-    let redis: Executor
-    let memory: MemoryExecutor
-    beforeAll(async () => {
-      server = await startRedisServer()
-      const { SocketExecutor } = await import('../../src/executor/socket/socket-executor.js')
-      redis = new SocketExecutor({ url: server.url })
-      memory = new MemoryExecutor()
-    })
-    afterAll(async () => {
-      await memory?.close()
-      await redis?.close()
-      await server?.stop()
-    })
-    beforeEach(async () => {
-      await Promise.all([memory.exec(['FLUSHALL']), redis.exec(['FLUSHALL'])])
-    })
+  describeDifferential(title, (live) => {
     for (const entry of cases) {
       test(entry.name, async () => {
-        const difference = await runTimedSequence(memory, redis, entry.commands, entry.relax)
+        const difference = await runTimedSequence(live.memory, live.redis, entry.commands, entry.relax)
         expect(difference, difference ?? '').toBeNull()
       })
     }

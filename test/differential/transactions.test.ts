@@ -1,9 +1,7 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest'
+import { expect, test } from 'vitest'
 import type { Executor } from '../../src/executor/executor.js'
-import { MemoryExecutor } from '../../src/executor/memory/memory-executor.js'
 import { ReplyError, type Command, type Reply } from '../../src/reply.js'
-import { redisServerSkipReason, startRedisServer, type RedisServer } from '../support/redis-server.js'
-import { compareReplies, runSequence, showReply } from './harness.js'
+import { commandCalls, compareReplies, describeDifferential, runSequence, showReply } from './harness.js'
 import { transactionCases, type TransactionCase } from './transactions.cases.js'
 
 function text(reply: Reply): string {
@@ -29,52 +27,25 @@ async function runCase(memory: Executor, redis: Executor, entry: TransactionCase
   return after === null ? null : `after: ${after}`
 }
 
-describe.skipIf(redisServerSkipReason !== undefined)(
-  `transactions (differential against redis-server${redisServerSkipReason ? `: ${redisServerSkipReason}` : ''})`,
-  () => {
-    let server: RedisServer
-    let redis: Executor
-    let memory: MemoryExecutor
-    beforeAll(async () => {
-      server = await startRedisServer()
-      const { SocketExecutor } = await import('../../src/executor/socket/socket-executor.js')
-      redis = new SocketExecutor({ url: server.url })
-      memory = new MemoryExecutor()
+describeDifferential('transactions', (live) => {
+  for (const entry of transactionCases) {
+    test(entry.name, async () => {
+      const difference = await runCase(live.memory, live.redis, entry)
+      expect(difference, difference ?? '').toBeNull()
     })
-    afterAll(async () => {
-      await memory?.close()
-      await redis?.close()
-      await server?.stop()
-    })
-    beforeEach(async () => {
-      await Promise.all([memory.exec(['FLUSHALL']), redis.exec(['FLUSHALL'])])
-    })
+  }
 
-    for (const entry of transactionCases) {
-      test(entry.name, async () => {
-        const difference = await runCase(memory, redis, entry)
-        expect(difference, difference ?? '').toBeNull()
-      })
-    }
-
-    test('INFO commandstats and errorstats count MULTI, EXEC, rejected and failed commands as Redis does', async () => {
-      const blocks: Command[][] = [
-        [['SET', 'a', '1'], ['GET'], ['SAVE']],
-        [['SET', 'a', 'x'], ['INCR', 'a']],
-        [['NOSUCH']],
-      ]
-      await Promise.all([memory.exec(['CONFIG', 'RESETSTAT']), redis.exec(['CONFIG', 'RESETSTAT'])])
-      for (const block of blocks) await Promise.all([memory.transaction(block), redis.transaction(block)])
-      const [ourErrors, theirErrors] = await Promise.all([memory.exec(['INFO', 'errorstats']), redis.exec(['INFO', 'errorstats'])])
-      expect(text(ourErrors)).toBe(text(theirErrors))
-      const calls = (reply: Reply) =>
-        text(reply)
-          .split('\r\n')
-          .filter((line) => line.startsWith('cmdstat_'))
-          .map((line) => line.replace(/usec=\d+,usec_per_call=[\d.]+,/, ''))
-          .sort()
-      const [ours, theirs] = await Promise.all([memory.exec(['INFO', 'commandstats']), redis.exec(['INFO', 'commandstats'])])
-      expect(calls(ours)).toEqual(calls(theirs))
-    })
-  },
-)
+  test('INFO commandstats and errorstats count MULTI, EXEC, rejected and failed commands as Redis does', async () => {
+    const blocks: Command[][] = [
+      [['SET', 'a', '1'], ['GET'], ['SAVE']],
+      [['SET', 'a', 'x'], ['INCR', 'a']],
+      [['NOSUCH']],
+    ]
+    await live.both(['CONFIG', 'RESETSTAT'])
+    for (const block of blocks) await Promise.all([live.memory.transaction(block), live.redis.transaction(block)])
+    const [ourErrors, theirErrors] = await live.both(['INFO', 'errorstats'])
+    expect(text(ourErrors)).toBe(text(theirErrors))
+    const [ours, theirs] = await live.both(['INFO', 'commandstats'])
+    expect(commandCalls(ours)).toEqual(commandCalls(theirs))
+  })
+})

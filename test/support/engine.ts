@@ -128,6 +128,43 @@ export function memoryEngine(options: ExecutorOptions<unknown> = {}): ExecutorUn
   })
 }
 
+/** The latest executor of {@link currentEngine}. */
+export interface CurrentEngine<R> {
+  /** Makes a fresh executor on a clock at the given start; the other members reach it. */
+  start(): MemoryExecutor
+  /** Runs one command on the latest executor and renders its reply. */
+  run(...command: Arg[]): R
+  readonly executor: MemoryExecutor
+  /** The latest executor's clock, in ms since the epoch; tests set it. */
+  now: number
+}
+
+/**
+ * For a file whose tests begin with `start()` and then talk to "the" executor through file-level
+ * helpers: `start` makes a fresh {@link memoryEngine}, and `run`, `executor` and `now` reach the
+ * latest one. `start` and `run` may be destructured.
+ */
+export function currentEngine<R>(options: ExecutorOptions<R> & { readonly render: (reply: Reply) => R }): CurrentEngine<R> {
+  let latest: ExecutorUnderTest<R> | undefined
+  const current = (): ExecutorUnderTest<R> => {
+    if (latest === undefined) throw new Error('start() has not been called')
+    return latest
+  }
+  return {
+    start: () => (latest = memoryEngine(options)).executor,
+    run: (...command) => current().run(...command),
+    get executor() {
+      return current().executor
+    },
+    get now() {
+      return current().now
+    },
+    set now(ms: number) {
+      current().now = ms
+    },
+  }
+}
+
 /** An {@link Engine} on a test clock, with a session to talk to it; replies as {@link plain} values. */
 export interface SessionUnderTest extends TestClock {
   readonly engine: Engine

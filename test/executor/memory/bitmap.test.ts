@@ -6,25 +6,15 @@ import { afterEach, describe, expect, test } from 'vitest'
 import fc from 'fast-check'
 import { MemoryExecutor } from '../../../src/executor/memory/memory-executor.js'
 import type { Command } from '../../../src/reply.js'
-import { closeEngines, marked, memoryEngine, type ExecutorUnderTest } from '../../support/engine.js'
+import { closeEngines, currentEngine, marked } from '../../support/engine.js'
 import { countBitsInRange, findBit } from '../../../src/executor/memory/commands/bitmap/bits.js'
 import { ENGINE_MAX_STRING_LENGTH } from '../../../src/executor/memory/commands/strings/value.js'
 
-let clock: ExecutorUnderTest<unknown>
-let executor: MemoryExecutor
-
-/** A fresh executor on a clock at 1_000_000 that the test moves (`clock.now`). */
-function start(): MemoryExecutor {
-  clock = memoryEngine({ start: 1_000_000, render: marked })
-  executor = clock.executor
-  return executor
-}
+/** The executor of the running test: `start()` makes a fresh one on a clock at 1_000_000 (`current.now`). */
+const current = currentEngine({ start: 1_000_000, render: marked })
+const { start, run } = current
 
 afterEach(closeEngines)
-
-function run(...command: Command): unknown {
-  return clock.run(...command)
-}
 
 const bit = (value: string, position: number): number => (value.charCodeAt(position >> 3) >> (7 - (position & 7))) & 1
 const binary = fc.uint8Array({ maxLength: 40 }).map((bytes) => Buffer.from(bytes).toString('latin1'))
@@ -69,7 +59,7 @@ describe('bitmap: commands', () => {
     const size = 4 * 1024 * 1024
     const value = Buffer.alloc(size, 0xff)
     value[size - 1] = 0xfe
-    executor.execSync(['SET', 'big', value])
+    current.executor.execSync(['SET', 'big', value])
     expect(run('BITCOUNT', 'big')).toBe(size * 8 - 1)
     expect(run('BITPOS', 'big', '0')).toBe(size * 8 - 1)
     expect(run('BITPOS', 'big', '1', '-1', '-1', 'BIT')).toBe(-1)
@@ -81,7 +71,7 @@ describe('bitmap: commands', () => {
 
   test('BITFIELD replies bigints beyond 2^53', () => {
     start()
-    expect(executor.execSync(['BITFIELD', 'k', 'SET', 'u63', '0', '9223372036854775807', 'GET', 'u63', '0', 'GET', 'i64', '0'])).toEqual([
+    expect(current.executor.execSync(['BITFIELD', 'k', 'SET', 'u63', '0', '9223372036854775807', 'GET', 'u63', '0', 'GET', 'i64', '0'])).toEqual([
       0,
       9223372036854775807n,
       -2,
@@ -94,7 +84,7 @@ describe('bitmap: commands', () => {
     // Redis (512 MB) would create these; V8 strings stop at 2^29 - 24 bytes.
     expect(run('SETBIT', 'k', '4294967295', '1')).toBe(error)
     expect(run('BITFIELD', 'k', 'SET', 'u8', '4294967288', '1')).toBe(error)
-    expect(executor.engine.databases[0].data.has('k')).toBe(false)
+    expect(current.executor.engine.databases[0].data.has('k')).toBe(false)
     // Reads never allocate.
     expect(run('GETBIT', 'k', '4294967295')).toBe(0)
     expect(run('BITFIELD', 'k', 'GET', 'u8', '4294967288')).toEqual([0])
@@ -102,7 +92,7 @@ describe('bitmap: commands', () => {
 
   test('bit offsets are bounded by proto-max-bulk-len from CONFIG', () => {
     start()
-    executor.engine.config.set('proto-max-bulk-len', '2')
+    current.executor.engine.config.set('proto-max-bulk-len', '2')
     expect(run('SETBIT', 'k', '15', '1')).toBe(0)
     expect(run('SETBIT', 'k', '16', '1')).toBe('-ERR bit offset is not an integer or out of range')
     expect(run('BITFIELD', 'k', 'GET', 'u8', '#1', 'GET', 'u8', '#2')).toBe('-ERR bit offset is not an integer or out of range')
@@ -115,14 +105,14 @@ describe('bitmap: commands', () => {
     run('SETBIT', 'k', '7', '0')
     run('BITFIELD', 'k', 'SET', 'u8', '8', '66')
     run('BITOP', 'OR', 'd', 'k')
-    clock.now += 101 // a key lives through its deadline millisecond
+    current.now += 101 // a key lives through its deadline millisecond
     expect(run('GET', 'k')).toBe(null)
     expect(run('GET', 'd')).toBe('`B')
   })
 
   test('commands reading a bitmap refuse other types; BITOP overwrites a destination of another type', () => {
     start()
-    executor.engine.databases[0].set('h', { type: 'hash' })
+    current.executor.engine.databases[0].set('h', { type: 'hash' })
     const wrongType = '-WRONGTYPE Operation against a key holding the wrong kind of value'
     for (const command of [['GETBIT', 'h', '0'], ['SETBIT', 'h', '0', '1'], ['BITCOUNT', 'h'], ['BITPOS', 'h', '1'], ['BITFIELD', 'h', 'GET', 'u8', '0'], ['BITFIELD_RO', 'h', 'GET', 'u8', '0'], ['BITOP', 'OR', 'd', 'h']]) {
       expect(run(...command)).toBe(wrongType)

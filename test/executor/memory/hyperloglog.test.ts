@@ -8,7 +8,7 @@ import { afterEach, describe, expect, test } from 'vitest'
 import fc from 'fast-check'
 import { MemoryExecutor } from '../../../src/executor/memory/memory-executor.js'
 import type { Command, Reply } from '../../../src/reply.js'
-import { closeEngines, marked, memoryEngine, type ExecutorUnderTest } from '../../support/engine.js'
+import { closeEngines, currentEngine, marked } from '../../support/engine.js'
 import { murmurHash64A, hash64 } from '../../../src/executor/memory/hll/murmur.js'
 import { HllBuffer } from '../../../src/executor/memory/hll/buffer.js'
 import { denseRegister, denseRegisterOf, denseSet } from '../../../src/executor/memory/hll/dense.js'
@@ -28,21 +28,11 @@ import {
 import { sparseHistogram, sparseSet, sparseToDense } from '../../../src/executor/memory/hll/sparse.js'
 import { runSelfTest } from '../../../src/executor/memory/hll/selftest.js'
 
-let clock: ExecutorUnderTest<unknown>
-let executor: MemoryExecutor
-
-/** A fresh executor on a clock at 1_000_000 that the test moves (`clock.now`). */
-function start(): MemoryExecutor {
-  clock = memoryEngine({ start: 1_000_000, render: marked })
-  executor = clock.executor
-  return executor
-}
+/** The executor of the running test: `start()` makes a fresh one on a clock at 1_000_000 (`current.now`). */
+const current = currentEngine({ start: 1_000_000, render: marked })
+const { start, run } = current
 
 afterEach(closeEngines)
-
-function run(...command: Command): unknown {
-  return clock.run(...command)
-}
 
 const M = 0xc6a4a7935bd1e995n
 const MASK = (1n << 64n) - 1n
@@ -203,7 +193,7 @@ describe('hyperloglog: expiry with an injected clock', () => {
     start()
     run('PFADD', 'k', 'a', 'b')
     run('PEXPIRE', 'k', '100')
-    clock.now += 101
+    current.now += 101
     expect(run('PFCOUNT', 'k')).toBe(0)
     expect(run('PFCOUNT', 'k', 'other')).toBe(0)
     expect(run('PFADD', 'k', 'c')).toBe(1)
@@ -216,7 +206,7 @@ describe('hyperloglog: expiry with an injected clock', () => {
     run('PFADD', 'd', 'a', 'b', 'c')
     run('PFADD', 's', 'x')
     run('PEXPIRE', 'd', '50')
-    clock.now += 51
+    current.now += 51
     expect(run('PFMERGE', 'd', 's')).toBe('+OK')
     expect(run('PFCOUNT', 'd')).toBe(1)
     expect(run('PTTL', 'd')).toBe(-1)
@@ -226,7 +216,7 @@ describe('hyperloglog: expiry with an injected clock', () => {
     start()
     run('PFADD', 'k', 'a')
     run('PEXPIRE', 'k', '1000')
-    clock.now += 400
+    current.now += 400
     expect(run('PFCOUNT', 'k')).toBe(1)
     expect(run('PTTL', 'k')).toBe(600)
     expect((run('GET', 'k') as string).charCodeAt(15)).toBe(0)
@@ -236,7 +226,7 @@ describe('hyperloglog: expiry with an injected clock', () => {
 describe('hyperloglog: transactions', () => {
   test('PFADD, PFMERGE and PFCOUNT inside MULTI see each other', async () => {
     start()
-    const replies = await executor.transaction([
+    const replies = await current.executor.transaction([
       ['PFADD', 'a', 'x', 'y'],
       ['PFADD', 'b', 'z'],
       ['PFMERGE', 'c', 'a', 'b'],

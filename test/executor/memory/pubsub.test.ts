@@ -11,26 +11,13 @@ import {
   type PubSubReply,
 } from '../../../src/executor/memory/pubsub.js'
 import { ReplyError } from '../../../src/reply.js'
+import { showEvent } from '../../differential/pubsub.support.js'
 
 /** A hub client that records what it is pushed. */
 function attach(hub: PubSub, id: number): PubSubReply[] {
   const pushed: PubSubReply[] = []
   hub.attach(id, (reply) => pushed.push(reply))
   return pushed
-}
-
-/** An event with its bytes as latin1 text, for comparisons. */
-function show(event: PubSubEvent): string {
-  const text = (bytes: Uint8Array): string => Buffer.from(bytes).toString('latin1')
-  switch (event.type) {
-    case 'subscribe':
-    case 'psubscribe':
-      return `${event.type} ${text(event.channel)} ${event.count}`
-    case 'message':
-      return `message ${text(event.channel)} ${text(event.message)}`
-    case 'pmessage':
-      return `pmessage ${text(event.pattern)} ${text(event.channel)} ${text(event.message)}`
-  }
 }
 
 const emptyHub = { clients: 0, channels: 0, patterns: 0, shardChannels: 0 }
@@ -345,8 +332,8 @@ describe('MemoryExecutor.subscribe', () => {
     const controller = new AbortController()
     const first: string[] = []
     const second: string[] = []
-    const one = executor.subscribe({ kind: 'channel', names: ['a', 'b', 'a'] }, (event) => first.push(show(event)), controller.signal)
-    const two = executor.subscribe({ kind: 'pattern', names: ['*'] }, (event) => second.push(show(event)), controller.signal)
+    const one = executor.subscribe({ kind: 'channel', names: ['a', 'b', 'a'] }, (event) => first.push(showEvent(event)), controller.signal)
+    const two = executor.subscribe({ kind: 'pattern', names: ['*'] }, (event) => second.push(showEvent(event)), controller.signal)
     expect(await executor.exec(['PUBLISH', 'a', 'x'])).toBe(2)
     expect(first).toEqual(['subscribe a 1', 'subscribe b 2', 'subscribe a 2', 'message a x'])
     expect(second).toEqual(['psubscribe * 1', 'pmessage * a x'])
@@ -399,7 +386,7 @@ describe('MemoryExecutor.subscribe', () => {
       received.push(inbox)
       const channel = channels[s % 10]
       done.push(executor.subscribe({ kind: 'channel', names: [channel] }, (event) => {
-        inbox.push(event.type === 'message' ? Buffer.from(event.message).toString('latin1') : show(event))
+        inbox.push(event.type === 'message' ? Buffer.from(event.message).toString('latin1') : showEvent(event))
       }, controller.signal))
     }
     const expected: string[][] = channels.map((channel) => [`subscribe ${channel} 1`])
@@ -426,7 +413,7 @@ describe('MemoryExecutor.subscribe', () => {
     const broken = executor.subscribe({ kind: 'channel', names: ['a'] }, (event) => {
       if (event.type === 'message') throw boom
     }, controller.signal)
-    const fine = executor.subscribe({ kind: 'channel', names: ['a'] }, (event) => healthy.push(show(event)), controller.signal)
+    const fine = executor.subscribe({ kind: 'channel', names: ['a'] }, (event) => healthy.push(showEvent(event)), controller.signal)
     expect(await executor.exec(['PUBLISH', 'a', 'm1'])).toBe(2)
     await expect(broken).rejects.toBe(boom)
     expect(await executor.exec(['PUBLISH', 'a', 'm2'])).toBe(1)

@@ -114,7 +114,7 @@ describe('the Lua VM', () => {
 
   test('the VM memory is 64 MB: a script exceeding it gets an error, and the engine goes on', () => {
     const memory = executor()
-    const hog = "local t = {} for i = 1, 1e8 do t[i] = string.rep('x', 64) .. i end return #t"
+    const hog = "local t = {} for i = 1, 1e6 do t[i] = string.rep('x', 1048576) .. i end return #t"
     expect(errorOf(run(memory, ['EVAL', hog, '0']))).toMatch(/not enough memory/)
     expect(run(memory, ['EVAL', "return redis.call('PING')", '0'])).toEqual(new Status('PONG'))
     expect(run(memory, ['EVAL', 'return 7', '0'])).toBe(7)
@@ -157,6 +157,28 @@ describe('the Lua VM', () => {
       '[0 lua] "SET" "k" "1"',
       '[0 lua] "GET" "k"',
     ])
+    engine.close()
+  })
+
+  test("ACL rules apply inside scripts, in Redis's words (checked against redis-server 7.0.15 with a restricted user)", () => {
+    const engine = new Engine({ activeExpiryInterval: 0 })
+    const admin = engine.createSession()
+    engine.call(admin, ['ACL', 'SETUSER', 'limited', 'on', 'nopass', '+@all', '-set', '~allowed*', 'resetchannels'])
+    const session = engine.createSession('127.0.0.1:1', 'limited')
+    const evaluate = (script: string) => engine.call(session, ['EVAL', script, '0'])
+    expect((evaluate("return redis.call('SET', 'allowed', 'v')") as ReplyError).message).toMatch(
+      /^ERR The user executing the script can't run this command or subcommand script: [0-9a-f]{40}, on @user_script:1\.$/,
+    )
+    expect((evaluate("return redis.call('GET', 'other')") as ReplyError).message).toMatch(
+      /^ERR The user executing the script can't access at least one of the keys mentioned in the command arguments script: /,
+    )
+    expect(evaluate("return redis.pcall('GET', 'other')")).toEqual(
+      new ReplyError("ERR The user executing the script can't access at least one of the keys mentioned in the command arguments"),
+    )
+    expect((evaluate("return redis.call('PUBLISH', 'ch', 'm')") as ReplyError).message).toMatch(
+      /^ERR The user executing the script can't publish to the channel mentioned in the command script: /,
+    )
+    expect(evaluate("return {redis.acl_check_cmd('SET', 'allowedx', 'v'), redis.acl_check_cmd('GET', 'a'), redis.acl_check_cmd('GET', 'allowedx')}")).toEqual([null, null, 1])
     engine.close()
   })
 

@@ -6,29 +6,18 @@
 import { afterEach, describe, expect, test } from 'vitest'
 import { MemoryExecutor } from '../../../src/executor/memory/memory-executor.js'
 import { Status, type Command } from '../../../src/reply.js'
-import { closeEngines, marked, memoryEngine, type ExecutorUnderTest } from '../../support/engine.js'
+import { closeEngines, currentEngine, marked } from '../../support/engine.js'
 import { ENGINE_MAX_STRING_LENGTH } from '../../../src/executor/memory/commands/strings/value.js'
 
-let clock: ExecutorUnderTest<unknown>
-let executor: MemoryExecutor
-
-/** A fresh executor on a clock at 1_000_000 that the test moves (`clock.now`). */
-function start(): MemoryExecutor {
-  clock = memoryEngine({ start: 1_000_000, render: marked })
-  executor = clock.executor
-  return executor
-}
+/** The executor of the running test: `start()` makes a fresh one on a clock at 1_000_000 (`current.now`). */
+const current = currentEngine({ start: 1_000_000, render: marked })
+const { start, run } = current
 
 afterEach(closeEngines)
 
-/** Runs one command; bulk replies come back as latin1 text, errors and statuses as their text. */
-function run(...command: Command): unknown {
-  return clock.run(...command)
-}
-
 /** A key holding another type, without depending on another family's commands. */
 function putHash(key: string): void {
-  executor.engine.databases[0].set(key, { type: 'hash' })
+  current.executor.engine.databases[0].set(key, { type: 'hash' })
 }
 
 describe('strings: expiry with an injected clock', () => {
@@ -36,13 +25,13 @@ describe('strings: expiry with an injected clock', () => {
     start()
     expect(run('SET', 'k', 'v', 'EX', '10')).toBe('+OK')
     expect(run('SET', 'p', 'v', 'PX', '1500')).toBe('+OK')
-    clock.now += 1500
+    current.now += 1500
     expect(run('GET', 'p')).toBe('v') // alive through its deadline millisecond, as in Redis
-    clock.now += 1
+    current.now += 1
     expect(run('GET', 'p')).toBe(null)
-    clock.now += 8499
+    current.now += 8499
     expect(run('GET', 'k')).toBe('v')
-    clock.now += 1
+    current.now += 1
     expect(run('GET', 'k')).toBe(null)
   })
 
@@ -50,11 +39,11 @@ describe('strings: expiry with an injected clock', () => {
     start()
     run('SET', 'k', 'v', 'EXAT', '1005')
     run('SET', 'p', 'v', 'PXAT', '1000500')
-    clock.now = 1_000_499
+    current.now = 1_000_499
     expect(run('MGET', 'k', 'p')).toEqual(['v', 'v'])
-    clock.now = 1_000_501
+    current.now = 1_000_501
     expect(run('MGET', 'k', 'p')).toEqual(['v', null])
-    clock.now = 1_005_001
+    current.now = 1_005_001
     expect(run('MGET', 'k', 'p')).toEqual([null, null])
   })
 
@@ -62,12 +51,12 @@ describe('strings: expiry with an injected clock', () => {
     start()
     run('SET', 'k', 'v', 'PX', '100')
     run('SET', 'k', 'w', 'KEEPTTL')
-    clock.now += 101
+    current.now += 101
     expect(run('GET', 'k')).toBe(null)
     for (const overwrite of [['SET', 'k', 'x'], ['GETSET', 'k', 'x'], ['MSET', 'k', 'x']]) {
       run('SET', 'k', 'v', 'PX', '100')
       run(...overwrite)
-      clock.now += 1000
+      current.now += 1000
       expect(run('GET', 'k')).toBe('x')
     }
   })
@@ -80,7 +69,7 @@ describe('strings: expiry with an injected clock', () => {
     run('APPEND', 'k', '0')
     run('SETRANGE', 'k', '0', '3')
     expect(run('GET', 'k')).toBe('3.50')
-    clock.now += 101
+    current.now += 101
     expect(run('GET', 'k')).toBe(null)
   })
 
@@ -89,9 +78,9 @@ describe('strings: expiry with an injected clock', () => {
     run('SETEX', 's', '2', 'v')
     run('PSETEX', 'p', '20', 'v')
     run('SETNX', 'n', 'v')
-    clock.now += 21
+    current.now += 21
     expect(run('MGET', 's', 'p', 'n')).toEqual(['v', null, 'v'])
-    clock.now += 1980
+    current.now += 1980
     expect(run('MGET', 's', 'p', 'n')).toEqual([null, null, 'v'])
   })
 
@@ -99,17 +88,17 @@ describe('strings: expiry with an injected clock', () => {
     start()
     run('SET', 'k', 'v')
     expect(run('GETEX', 'k', 'PX', '50')).toBe('v')
-    clock.now += 49
+    current.now += 49
     expect(run('GETEX', 'k', 'PERSIST')).toBe('v')
-    clock.now += 10_000
+    current.now += 10_000
     expect(run('GET', 'k')).toBe('v')
-    expect(run('GETEX', 'k', 'PXAT', String(clock.now))).toBe('v')
-    expect(executor.engine.databases[0].data.has('k')).toBe(false)
+    expect(run('GETEX', 'k', 'PXAT', String(current.now))).toBe('v')
+    expect(current.executor.engine.databases[0].data.has('k')).toBe(false)
   })
 
   test('a relative expire overflows exactly when now + ms passes INT64_MAX', () => {
     start()
-    clock.now = 1000
+    current.now = 1000
     expect(run('SET', 'k', 'v', 'PX', String(2n ** 63n - 1n - 1000n))).toBe('+OK')
     expect(run('SET', 'k', 'v', 'PX', String(2n ** 63n - 1000n))).toBe("-ERR invalid expire time in 'set' command")
     expect(run('GETEX', 'k', 'PX', String(2n ** 63n - 1000n))).toBe("-ERR invalid expire time in 'getex' command")
@@ -124,14 +113,14 @@ describe('strings: limits', () => {
     expect(run('SETRANGE', 'k', offset, 'a')).toBe(
       `-ERR string exceeds the maximum length of the in-memory engine (${ENGINE_MAX_STRING_LENGTH} bytes)`,
     )
-    expect(executor.engine.databases[0].data.has('k')).toBe(false)
+    expect(current.executor.engine.databases[0].data.has('k')).toBe(false)
     // Redis's own limit still comes first.
     expect(run('SETRANGE', 'k', String(512 * 1024 * 1024), 'a')).toBe('-ERR string exceeds maximum allowed size (proto-max-bulk-len)')
   })
 
   test('proto-max-bulk-len from CONFIG bounds SETRANGE, APPEND and LCS', () => {
     start()
-    executor.engine.config.set('proto-max-bulk-len', '100')
+    current.executor.engine.config.set('proto-max-bulk-len', '100')
     expect(run('SETRANGE', 'k', '99', 'a')).toBe(100)
     expect(run('SETRANGE', 'k', '99', 'ab')).toBe('-ERR string exceeds maximum allowed size (proto-max-bulk-len)')
     expect(run('APPEND', 'k', 'x')).toBe('-ERR string exceeds maximum allowed size (proto-max-bulk-len)')
@@ -147,13 +136,13 @@ describe('strings: values', () => {
   test('every byte value survives SET, GET, APPEND, GETRANGE and SETRANGE', () => {
     start()
     const all = Buffer.from(Array.from({ length: 256 }, (_, i) => i))
-    expect(executor.execSync(['SET', 'k', all])).toEqual(new Status('OK'))
-    expect(Buffer.from(executor.execSync(['GET', 'k']) as Uint8Array).equals(all)).toBe(true)
-    executor.execSync(['APPEND', 'k', all])
+    expect(current.executor.execSync(['SET', 'k', all])).toEqual(new Status('OK'))
+    expect(Buffer.from(current.executor.execSync(['GET', 'k']) as Uint8Array).equals(all)).toBe(true)
+    current.executor.execSync(['APPEND', 'k', all])
     expect(run('STRLEN', 'k')).toBe(512)
-    expect(Buffer.from(executor.execSync(['GETRANGE', 'k', '254', '257']) as Uint8Array)).toEqual(Buffer.from([254, 255, 0, 1]))
-    executor.execSync(['SETRANGE', 'k', '510', Buffer.from([0xc3, 0xa9])])
-    expect(Buffer.from(executor.execSync(['GETRANGE', 'k', '-2', '-1']) as Uint8Array)).toEqual(Buffer.from([0xc3, 0xa9]))
+    expect(Buffer.from(current.executor.execSync(['GETRANGE', 'k', '254', '257']) as Uint8Array)).toEqual(Buffer.from([254, 255, 0, 1]))
+    current.executor.execSync(['SETRANGE', 'k', '510', Buffer.from([0xc3, 0xa9])])
+    expect(Buffer.from(current.executor.execSync(['GETRANGE', 'k', '-2', '-1']) as Uint8Array)).toEqual(Buffer.from([0xc3, 0xa9]))
   })
 
   test('UTF-8 text arguments are stored as their bytes', () => {
@@ -166,8 +155,8 @@ describe('strings: values', () => {
   test('INCR replies a bigint beyond 2^53', () => {
     start()
     run('SET', 'k', '9223372036854775806')
-    expect(executor.execSync(['INCR', 'k'])).toBe(9223372036854775807n)
-    expect(executor.execSync(['DECRBY', 'k', '9223372036854775807'])).toBe(0)
+    expect(current.executor.execSync(['INCR', 'k'])).toBe(9223372036854775807n)
+    expect(current.executor.execSync(['DECRBY', 'k', '9223372036854775807'])).toBe(0)
   })
 
   test('commands reading a string refuse other types; SET and MSET overwrite them', () => {

@@ -29,14 +29,18 @@ export const REPLY_VERBATIM = 12
 
 const latin1 = new TextDecoder('latin1')
 
-/** The words of an argument array, as binary strings. */
-export function decodeArgs(bytes: Uint8Array): string[] {
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
-  const count = view.getUint32(0, true)
+/** A little-endian u32 at `offset`. */
+function u32(bytes: Uint8Array, offset: number): number {
+  return (bytes[offset] | (bytes[offset + 1] << 8) | (bytes[offset + 2] << 16) | (bytes[offset + 3] << 24)) >>> 0
+}
+
+/** The words of an argument array at `start` in `bytes`, as binary strings. */
+export function decodeArgs(bytes: Uint8Array, start = 0): string[] {
+  const count = u32(bytes, start)
   const out = new Array<string>(count)
-  let offset = 4
+  let offset = start + 4
   for (let i = 0; i < count; i++) {
-    const length = view.getUint32(offset, true)
+    const length = u32(bytes, offset)
     offset += 4
     out[i] = binaryString(bytes, offset, offset + length)
     offset += length
@@ -55,11 +59,18 @@ function binaryString(bytes: Uint8Array, start: number, end: number): string {
   return latin1.decode(bytes.subarray(start, end))
 }
 
-/** Encodes an engine reply for the Lua side (`redis.call` results). */
+/** One writer for every reply: encoding is synchronous and the bytes are copied out at once. */
+let shared: ReplyWriter | undefined
+
+/**
+ * Encodes an engine reply for the Lua side (`redis.call` results). The bytes are valid until the
+ * next call: copy them before encoding another reply.
+ */
 export function encodeReply(out: Out): Uint8Array {
-  const writer = new ReplyWriter(64)
-  writer.reply(out)
-  return writer.finish()
+  shared ??= new ReplyWriter(256)
+  shared.reset()
+  shared.reply(out)
+  return shared.finish()
 }
 
 /** A growing byte buffer for replies. */
@@ -97,6 +108,10 @@ class ReplyWriter {
     const items = out as readonly Out[]
     this.header(REPLY_ARRAY, items.length)
     for (const item of items) this.reply(item)
+  }
+
+  reset(): void {
+    this.length = 0
   }
 
   finish(): Uint8Array {

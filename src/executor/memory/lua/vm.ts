@@ -19,6 +19,8 @@ export interface ScriptCaller {
   command(argv: string[]): Out
   /** `redis.acl_check_cmd`: 1 when allowed, 0 when denied, or an error. */
   aclCheck(argv: string[]): Out
+  /** True once a command found the script past its time limit. */
+  readonly timedOut: boolean
 }
 
 /** One function a library registered: name, description and flags (`FUNCTION LIST` shows them). */
@@ -57,7 +59,7 @@ export class ScriptVm {
     const key = `__restis_${randomBytes(8).toString('hex')}`
     this.prefix = `local D = getmetatable('')[${luaString(key)}] return D.`
     this.wasm = new LuaWasm({
-      call: (args) => this.hostCall(args),
+      call: (heap, offset) => this.hostCall(heap, offset),
       log: () => {},
       sha1hex: (data) => createHash('sha1').update(data).digest('hex'),
     })
@@ -87,7 +89,7 @@ export class ScriptVm {
 
   /** Drops every compiled script (SCRIPT FLUSH). */
   forgetScripts(): void {
-    this.control(`${this.prefix}forgetScripts()`)
+    this.perform(`${this.prefix}forgetScripts()`)
     this.compiled.clear()
   }
 
@@ -108,22 +110,22 @@ export class ScriptVm {
 
   /** Makes a pending library callable (replacing a loaded one of the same name). */
   commit(name: string): void {
-    this.control(`${this.prefix}commit(${luaString(name)})`)
+    this.perform(`${this.prefix}commit(${luaString(name)})`)
   }
 
   /** Drops every pending library. */
   discard(): void {
-    this.control(`${this.prefix}discard()`)
+    this.perform(`${this.prefix}discard()`)
   }
 
   /** Unloads a library. */
   deleteLibrary(name: string): void {
-    this.control(`${this.prefix}delete(${luaString(name)})`)
+    this.perform(`${this.prefix}delete(${luaString(name)})`)
   }
 
   /** Unloads every library. */
   flushLibraries(): void {
-    this.control(`${this.prefix}flushLibraries()`)
+    this.perform(`${this.prefix}flushLibraries()`)
   }
 
   /** Calls a loaded function with its keys and arguments. */
@@ -135,7 +137,7 @@ export class ScriptVm {
    * Runs a bookkeeping operation of the runtime, which replies 1. Anything else means the VM and
    * the maps disagree: the VM is declared dead, so that its owner rebuilds it from the maps.
    */
-  private control(chunk: string): void {
+  private perform(chunk: string): void {
     const reply = this.evaluate(chunk, [], 0, SETUP_LIMIT_MS)
     if (reply !== 1) throw new LuaVmDead(`runtime operation failed: ${reply instanceof ReplyError ? reply.message : String(reply)}`)
   }
@@ -167,16 +169,19 @@ export class ScriptVm {
    * An error that escaped the runtime's own protected call: only the time limit does that (the
    * hook keeps raising once time is up, possibly while the runtime formats the error).
    */
-  private failure(failure: ScriptFailure, name: string, source: string): ReplyError {
-    if (failure.message.includes(FUEL_MESSAGE)) {
-      return new ReplyError(`${this.texts.timeoutError} script: ${name}, on @${source}:${failure.line}.`)
+  private failure(escaped: ScriptFailure, name: string, source: string): ReplyError {
+    if (escaped.message.includes(FUEL_MESSAGE)) {
+      return new ReplyError(`${this.texts.timeoutError} script: ${name}, on @${source}:${escaped.line}.`)
     }
-    return new ReplyError(`ERR Error running script ${name}, ${failure.message.slice(0, 100)}`)
+    return new ReplyError(`ERR Error running script ${name}, ${escaped.message.slice(0, 100)}`)
   }
 
   private evaluate(chunk: string, args: readonly string[], keys: number, limitMs: number): Decoded {
     try {
-      return decodeReply(this.wasm.evaluate(chunk, args, keys, limitMs))
+      const reply = this.wasm.evaluate(chunk, args, keys, limitMs)
+      // The package replies nothing at all when it could not allocate the reply.
+      if (reply.length === 0) return NO_MEMORY_FOR_REPLY
+      return decodeReply(reply)
     } catch (error) {
       if (error instanceof LuaOutOfMemory) return new ReplyError(`ERR ${error.message}`)
       throw error
@@ -184,8 +189,8 @@ export class ScriptVm {
   }
 
   /** `redis.pcall` of the package: a control request of the runtime, or a script's command. */
-  private hostCall(bytes: Uint8Array): Uint8Array {
-    const argv = decodeArgs(bytes)
+  private hostCall(heap: Uint8Array, offset: number): Uint8Array {
+    const argv = decodeArgs(heap, offset)
     try {
       if (argv[0] === this.marker) return encodeReply(this.request(argv))
       if (this.caller === null) return encodeReply(NO_CALLER)
@@ -205,11 +210,15 @@ export class ScriptVm {
         return 1
       case 'acl':
         return this.caller === null ? NO_CALLER : this.caller.aclCheck(argv.slice(2))
+      case 'expired':
+        return this.wasm.expired || this.caller?.timedOut === true ? 1 : 0
       default:
         return new ReplyError(`ERR unknown runtime request ${argv[1]}`)
     }
   }
 }
+
+const NO_MEMORY_FOR_REPLY = new ReplyError('ERR not enough memory in the Lua VM to build the reply')
 
 /** The reply to a command a library sends while loading (only possible through `_G.redis`). */
 const NO_CALLER = new ReplyError('ERR redis.call can only be called inside a script invocation')

@@ -26,10 +26,11 @@ import { luaBinary, TICK_CLOCK_ID } from './binary.js'
 /** Handlers of the package's host imports; set by the owner of a {@link LuaWasm}. */
 export interface LuaHost {
   /**
-   * `redis.call` / `redis.pcall` of the package (`raise` true for call): `args` is the package's
-   * argument array (`[count u32][len u32][bytes]…`, see `abi.ts`), the result an encoded reply.
+   * `redis.call` / `redis.pcall` of the package (`raise` true for call): the package's argument
+   * array (`[count u32][len u32][bytes]…`, see `abi.ts`) is at `offset` in the VM's memory `heap`
+   * (read it before anything allocates in the VM); the result is an encoded reply.
    */
-  call(args: Uint8Array, raise: boolean): Uint8Array
+  call(heap: Uint8Array, offset: number, raise: boolean): Uint8Array
   /** `redis.log(level, message)`. */
   log(level: number, message: string): void
   /** `redis.sha1hex(text)`: 40 lowercase hex digits. */
@@ -144,22 +145,22 @@ export class LuaWasm {
       const budget = Math.min(Math.max(1000, limitMs * FALLBACK_INSTRUCTIONS_PER_MS), 0xffffffff)
       this.exports.set_limits(budget >>> 0, 0, 0)
     }
-    const encodedArgs = encodeArgArray(args)
+    const argsLength = argArraySize(args)
     const scriptPtr = this.write(chunk)
-    const argsPtr = this.exports.alloc(encodedArgs.length)
+    const argsPtr = this.exports.alloc(argsLength)
     const retPtr = this.exports.alloc(8)
     if (scriptPtr === 0 || argsPtr === 0 || retPtr === 0) {
       for (const ptr of [scriptPtr, argsPtr, retPtr]) if (ptr !== 0) this.exports.free_mem(ptr)
       throw new LuaOutOfMemory('the script and its arguments do not fit in the Lua VM memory')
     }
-    this.bytes().set(encodedArgs, argsPtr)
+    writeArgArray(this.bytes(), argsPtr, args)
     this.deadline = monotonic.now() + limitMs
     this.expired = false
     let dead = false
     const savedStack = this.exports.emscripten_stack_get_current()
     this.exports._emscripten_stack_restore(this.stackTop)
     try {
-      this.exports.eval_with_args(retPtr, scriptPtr, chunk.length, argsPtr, encodedArgs.length, keys)
+      this.exports.eval_with_args(retPtr, scriptPtr, chunk.length, argsPtr, argsLength, keys)
       const view = this.dataView()
       const ptr = view.getUint32(retPtr, true)
       const length = view.getUint32(retPtr + 4, true)
@@ -251,8 +252,8 @@ export class LuaWasm {
   }
 
   private imports(): Record<string, (...args: never[]) => unknown> {
-    const hostCall = (retPtr: number, ptr: number, length: number, raise: boolean): void => {
-      const reply = this.host.call(this.bytes().slice(ptr, ptr + length), raise)
+    const hostCall = (retPtr: number, ptr: number, _length: number, raise: boolean): void => {
+      const reply = this.host.call(this.bytes(), ptr, raise)
       this.returnBytes(retPtr, reply)
     }
     return {
@@ -324,19 +325,28 @@ export class LuaWasm {
   }
 }
 
-/** The package's argument array: `[count u32le]` then `[length u32le][bytes]` per argument. */
-function encodeArgArray(args: readonly string[]): Uint8Array {
+/** Size of the package's argument array: `[count u32le]` then `[length u32le][bytes]` per argument. */
+function argArraySize(args: readonly string[]): number {
   let size = 4
   for (const arg of args) size += 4 + arg.length
-  const out = new Uint8Array(size)
-  const view = new DataView(out.buffer)
-  view.setUint32(0, args.length, true)
-  let offset = 4
+  return size
+}
+
+/** Writes the argument array of `args` at `at` in `heap`. */
+function writeArgArray(heap: Uint8Array, at: number, args: readonly string[]): void {
+  writeU32(heap, at, args.length)
+  let offset = at + 4
   for (const arg of args) {
-    view.setUint32(offset, arg.length, true)
+    writeU32(heap, offset, arg.length)
     offset += 4
-    for (let i = 0; i < arg.length; i++) out[offset + i] = arg.charCodeAt(i)
+    for (let i = 0; i < arg.length; i++) heap[offset + i] = arg.charCodeAt(i)
     offset += arg.length
   }
-  return out
+}
+
+function writeU32(heap: Uint8Array, at: number, value: number): void {
+  heap[at] = value & 0xff
+  heap[at + 1] = (value >>> 8) & 0xff
+  heap[at + 2] = (value >>> 16) & 0xff
+  heap[at + 3] = value >>> 24
 }

@@ -20,7 +20,7 @@ const WRONG_ARGS = new ReplyError('ERR Wrong number of args calling Redis comman
 const NOT_ALLOWED = new ReplyError('ERR This Redis command is not allowed from script')
 const WRITE_IN_READ_ONLY = new ReplyError('ERR Write commands are not allowed from read-only scripts.')
 const ACL_DENIED_COMMAND = new ReplyError("ERR The user executing the script can't run this command or subcommand")
-const ACL_DENIED_KEY = new ReplyError("ERR The user executing the script can't access at least one of the keys mentioned in the command")
+const ACL_DENIED_KEY = new ReplyError("ERR The user executing the script can't access at least one of the keys mentioned in the command arguments")
 const ACL_DENIED_CHANNEL = new ReplyError("ERR The user executing the script can't publish to the channel mentioned in the command")
 const ACL_INVALID_COMMAND = new ReplyError('ERR Invalid command passed to redis.acl_check_cmd()')
 

@@ -27,9 +27,19 @@ const DEBUG_OPTION = new ReplyError('ERR Use SCRIPT DEBUG YES/SYNC/NO')
 /** Redis's debugger (LDB) needs a client talking the debugging protocol; the engine has none. */
 const DEBUG_UNSUPPORTED = new ReplyError('ERR SCRIPT DEBUG YES/SYNC is not supported by the in-memory engine')
 
+/** Recent scripts' SHA1s: EVAL hashes its script on every call, and applications repeat theirs. */
+const recentDigests = new Map<string, string>()
+const RECENT_DIGESTS = 1024
+
 /** Lowercase hex SHA1 of a binary string. */
 export function sha1(text: string): string {
-  return createHash('sha1').update(text, 'latin1').digest('hex')
+  let digest = recentDigests.get(text)
+  if (digest === undefined) {
+    digest = createHash('sha1').update(text, 'latin1').digest('hex')
+    if (recentDigests.size >= RECENT_DIGESTS) recentDigests.clear()
+    recentDigests.set(text, digest)
+  }
+  return digest
 }
 
 /**

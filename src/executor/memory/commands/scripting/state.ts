@@ -88,7 +88,7 @@ export class Scripting {
       timeoutError: timeoutError(this.engine.scriptTimeLimit),
       resp3Error: RESP3_UNSUPPORTED,
     }
-    const vm = new ScriptVm(texts)
+    const vm = createVm(texts)
     for (const library of this.libraries.values()) {
       if (vm.load(library.name, library.body, loadTimeLimit(this.engine)) instanceof ReplyError) continue
       vm.commit(library.name)
@@ -109,6 +109,16 @@ export class Scripting {
       this.current = null
       return new ReplyError(`ERR the Lua VM failed and was reset: ${error.message}`)
     }
+  }
+}
+
+/** A new VM; any failure to build one (no WebAssembly, no binary …) reads as a dead VM. */
+function createVm(texts: VmTexts): ScriptVm {
+  try {
+    return new ScriptVm(texts)
+  } catch (error) {
+    if (error instanceof LuaVmDead) throw error
+    throw new LuaVmDead(`the Lua engine could not start: ${(error as Error)?.message ?? error}`)
   }
 }
 
