@@ -11,7 +11,8 @@
  *   XINFO (including the time-bearing forms, compared under the timing relaxations).
  */
 import type { Command } from '../../src/reply.js'
-import { Random, type CommandSpec, type Draw } from './generator.js'
+import type { CommandSpec, Draw } from './generator.js'
+import { Random } from './random-source.js'
 
 // ---- catalogue for the shared random generator ----
 

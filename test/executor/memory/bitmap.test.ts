@@ -4,8 +4,6 @@
  */
 import { afterEach, describe, expect, test } from 'vitest'
 import fc from 'fast-check'
-import { MemoryExecutor } from '../../../src/executor/memory/memory-executor.js'
-import type { Command } from '../../../src/reply.js'
 import { closeEngines, currentEngine, marked } from '../../support/engine.js'
 import { countBitsInRange, findBit } from '../../../src/executor/memory/commands/bitmap/bits.js'
 import { ENGINE_MAX_STRING_LENGTH } from '../../../src/executor/memory/commands/strings/value.js'

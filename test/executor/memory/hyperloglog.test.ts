@@ -6,8 +6,7 @@
  */
 import { afterEach, describe, expect, test } from 'vitest'
 import fc from 'fast-check'
-import { MemoryExecutor } from '../../../src/executor/memory/memory-executor.js'
-import type { Command, Reply } from '../../../src/reply.js'
+import type { Reply } from '../../../src/reply.js'
 import { closeEngines, currentEngine, marked } from '../../support/engine.js'
 import { murmurHash64A, hash64 } from '../../../src/executor/memory/hll/murmur.js'
 import { HllBuffer } from '../../../src/executor/memory/hll/buffer.js'

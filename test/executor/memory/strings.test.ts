@@ -4,8 +4,7 @@
  * proto-max-bulk-len taken from CONFIG.
  */
 import { afterEach, describe, expect, test } from 'vitest'
-import { MemoryExecutor } from '../../../src/executor/memory/memory-executor.js'
-import { Status, type Command } from '../../../src/reply.js'
+import { Status } from '../../../src/reply.js'
 import { closeEngines, currentEngine, marked } from '../../support/engine.js'
 import { ENGINE_MAX_STRING_LENGTH } from '../../../src/executor/memory/commands/strings/value.js'
 
