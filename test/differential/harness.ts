@@ -202,12 +202,15 @@ export async function runSequence(
   return null
 }
 
-/** Declares one vitest test per case, in a {@link describeDifferential} suite. */
-export function runDifferential(title: string, cases: readonly DiffCase[]): void {
+/**
+ * Declares one vitest test per case, in a {@link describeDifferential} suite; `run` compares a
+ * case's replies (default {@link runSequence}).
+ */
+export function runDifferential(title: string, cases: readonly DiffCase[], run: typeof runSequence = runSequence): void {
   describeDifferential(title, (live) => {
     for (const entry of cases) {
       test(entry.name, async () => {
-        const difference = await runSequence(live.memory, live.redis, entry.commands, entry.relax)
+        const difference = await run(live.memory, live.redis, entry.commands, entry.relax)
         expect(difference, difference ?? '').toBeNull()
       })
     }

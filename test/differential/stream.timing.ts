@@ -11,10 +11,9 @@
  * - `consumerIdle`: XINFO CONSUMERS, the value after `idle`
  * - `fullTimes`: XINFO STREAM FULL, delivery times in the group and consumer PELs, `seen-time`
  */
-import { expect, test } from 'vitest'
 import type { Executor } from '../../src/executor/executor.js'
 import type { Command, Reply } from '../../src/reply.js'
-import { compareReplies, describeDifferential, showReply, type DiffCase } from './harness.js'
+import { compareReplies, runDifferential, showReply, type DiffCase } from './harness.js'
 
 export type TimingRelaxation = 'pendingIdle' | 'consumerIdle' | 'fullTimes'
 
@@ -82,14 +81,7 @@ export function compareTimed(ours: Reply, redis: Reply, relaxation: TimingRelaxa
  * `relax` for the others).
  */
 export function runStreamDifferential(title: string, cases: readonly DiffCase[]): void {
-  describeDifferential(title, (live) => {
-    for (const entry of cases) {
-      test(entry.name, async () => {
-        const difference = await runTimedSequence(live.memory, live.redis, entry.commands, entry.relax)
-        expect(difference, difference ?? '').toBeNull()
-      })
-    }
-  })
+  runDifferential(title, cases, runTimedSequence)
 }
 
 /** Runs commands on both executors; the first difference, described, or null. */
