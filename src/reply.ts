@@ -5,7 +5,6 @@
  * can be exact: a bulk string is bytes, a simple string is a {@link Status}, an error is a
  * {@link ReplyError}, integers beyond 2^53 are `bigint`.
  *
- * @packageDocumentation
  */
 
 /** Raw bytes. `Buffer` is a `Uint8Array` and is accepted everywhere bytes are. */

@@ -6,7 +6,6 @@
  * name, MULTI queue, subscriptions, MONITOR) and sends the executor stateless calls carrying a
  * {@link CallContext}.
  *
- * @packageDocumentation
  */
 
 import net, { type AddressInfo } from 'node:net'

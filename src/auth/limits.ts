@@ -19,7 +19,6 @@
  *   (never the token), the endpoint and the number of commands, for billing per command or per
  *   request; {@link Limits.usage} keeps running totals per token id.
  *
- * @packageDocumentation
  */
 import type { Command } from '../reply.js'
 

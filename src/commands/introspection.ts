@@ -8,7 +8,6 @@
  * which differs between server runs; these replies list them sorted by name. Everything else
  * (entry layout, map key order, flag and category order) is as Redis writes it.
  *
- * @packageDocumentation
  */
 
 import { Status, type Bytes, type Reply } from '../reply.js'

@@ -7,7 +7,6 @@
  * Everything is derived from the generated table (`table.ts`, from a real server's
  * `COMMAND INFO` / `COMMAND DOCS`); names appear here only where the REST protocol names them.
  *
- * @packageDocumentation
  */
 
 import { ReplyError, type Arg, type Command } from '../reply.js'

@@ -2,7 +2,6 @@
  * Shapes of the generated command data (`table.ts`, `docs.ts`). Hand-written; the generator
  * (`scripts/gen-command-table.mjs`) emits values of these types.
  *
- * @packageDocumentation
  */
 
 /**

@@ -1,7 +1,6 @@
 /**
  * RESP2 reply decoding: what a client reads from a Redis server.
  *
- * @packageDocumentation
  */
 
 import { NULL_ARRAY, OK, PONG, QUEUED, ReplyError, Status, type Reply } from '../reply.js'

@@ -4,7 +4,6 @@
  * Every encoder measures first and then writes into one `Buffer.allocUnsafe` of the exact size,
  * so a command or a whole pipeline costs a single allocation and no intermediate strings.
  *
- * @packageDocumentation
  */
 
 import { NULL_ARRAY, OK, ReplyError, Status, type Command, type Reply } from '../reply.js'

@@ -2,7 +2,6 @@
  * Pieces shared by the reply and request decoders: the need-more sentinel, the protocol error,
  * and the strict integer reader both grammars use for lengths and `:` replies.
  *
- * @packageDocumentation
  */
 
 /**

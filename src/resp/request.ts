@@ -3,7 +3,6 @@
  * `processMultibulkBuffer` / `processInlineBuffer`, including their error texts, so clients see
  * the errors they would see from Redis.
  *
- * @packageDocumentation
  */
 
 import {

@@ -7,7 +7,6 @@
  * copied once: a bulk body straight into its value, a straddling line into one joined buffer. A
  * 512 MB bulk arriving in 64 KiB pieces costs one join, not thousands of re-concatenations.
  *
- * @packageDocumentation
  */
 
 import type { Decoded } from './decode.js'

@@ -5,7 +5,6 @@
  * every response, errors included, so pages can read error texts. Credentials (cookies) are
  * never allowed: tokens travel in the `Authorization` header.
  *
- * @packageDocumentation
  */
 import type { RestResponse } from './gateway.js'
 import type { RestRequest } from './request.js'

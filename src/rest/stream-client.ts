@@ -11,7 +11,6 @@
  * })
  * ```
  *
- * @packageDocumentation
  */
 import { createParser } from 'eventsource-parser'
 

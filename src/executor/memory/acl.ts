@@ -17,7 +17,6 @@
  *
  * Names, passwords and patterns are binary strings (one char per byte), the engine's form.
  *
- * @packageDocumentation
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
 import { ReplyError } from '../../reply.js'

@@ -17,7 +17,6 @@
  * - patterns nesting `*` more than 1000 deep match nothing (Redis's guard against abusive
  *   patterns, CVE-2022-36021).
  *
- * @packageDocumentation
  */
 
 const STAR = 42 // '*'

@@ -17,7 +17,6 @@
  *   far (Redis redacts while parsing: `AUTH a b c` and `HELLO 9 AUTH u p` fail first and show as
  *   sent).
  *
- * @packageDocumentation
  */
 import type { CommandInfo } from '../../commands/lookup.js'
 import type { Session } from './command.js'

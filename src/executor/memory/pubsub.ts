@@ -40,7 +40,6 @@
  * the order they were first subscribed). A publish made from inside a `deliver` callback is
  * delivered after the publish in progress, so every client sees messages in publish order.
  *
- * @packageDocumentation
  */
 import { ReplyError } from '../../reply.js'
 import type { PubSubEvent } from '../executor.js'

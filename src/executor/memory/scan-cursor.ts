@@ -16,7 +16,6 @@
  *   dropped first. A dropped or unknown non-zero cursor starts a new iteration from the
  *   beginning: the guarantee still holds (elements may repeat), only the work is redone.
  *
- * @packageDocumentation
  */
 
 /** How many cursors a {@link CursorTable} keeps before dropping the least recently used. */

@@ -6,7 +6,6 @@
  * reply or a closed socket, it is destroyed and every command on it rejects. Nothing that was
  * written to it can then be answered to the wrong caller.
  *
- * @packageDocumentation
  */
 
 import net from 'node:net'

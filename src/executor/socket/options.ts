@@ -1,7 +1,6 @@
 /**
  * Options of the socket executor, the `redis://` / `rediss://` URL form, and their defaults.
  *
- * @packageDocumentation
  */
 
 import type { ConnectionOptions as TlsConnectionOptions } from 'node:tls'

@@ -3,7 +3,6 @@
  * pipelined connections for plain commands and pipelines, and connections lent out exclusively
  * for transactions and blocking commands. Reconnects lazily, with exponential backoff.
  *
- * @packageDocumentation
  */
 
 import { ReplyError, type Command, type Reply } from '../../reply.js'

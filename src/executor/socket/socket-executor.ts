@@ -1,7 +1,6 @@
 /**
  * The socket executor: RESP2 over TCP or TLS to any Redis-compatible server.
  *
- * @packageDocumentation
  */
 
 import { OK, ReplyError, type Arg, type Command, type Reply } from '../../reply.js'

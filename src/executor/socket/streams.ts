@@ -6,7 +6,6 @@
  * subscribes on the server, the last one to leave unsubscribes, and the connection closes when
  * nobody listens any more.
  *
- * @packageDocumentation
  */
 
 import { ReplyError, Status, type Bytes, type Reply } from '../../reply.js'

@@ -8,7 +8,6 @@
  *   the message: an error that escaped the script), 7 boolean, 8 double, 9 map, 10 set,
  *   11 big number, 12 verbatim string.
  *
- * @packageDocumentation
  */
 import { NULL_ARRAY, OK, ReplyError, Status } from '../../../reply.js'
 import type { Out } from '../command.js'

@@ -19,7 +19,6 @@
  * unpatched binary is used and {@link LuaBinary.fuelAddress} is null (the engine then falls back
  * to an instruction budget).
  *
- * @packageDocumentation
  */
 import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'

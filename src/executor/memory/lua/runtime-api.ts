@@ -2,7 +2,6 @@
  * First part of the Lua runtime (`runtime.ts` explains the whole): shared helpers, the error
  * plumbing, the `redis` API tables, Redis 7's `pcall`, and the conversion of script results.
  *
- * @packageDocumentation
  */
 import { luaString, MAX_REPLY_DEPTH, RUNTIME_CHUNK_NAME, type RuntimeConstants } from './runtime-constants.js'
 

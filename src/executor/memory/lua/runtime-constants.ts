@@ -1,7 +1,6 @@
 /**
  * Constants of the Lua runtime shared by its TypeScript and Lua parts.
  *
- * @packageDocumentation
  */
 
 /** What the host substitutes into the runtime source. */

@@ -3,7 +3,6 @@
  * script cache, function libraries with `redis.register_function`, the dispatcher the host
  * calls, and the installation.
  *
- * @packageDocumentation
  */
 
 /** Lua source: handler, scripts, libraries, dispatcher; follows `apiSource` in the same chunk. */

@@ -36,7 +36,6 @@
  * argument. The source is in two parts, `runtime-api.ts` and `runtime-dispatch.ts`, compiled
  * together as one chunk.
  *
- * @packageDocumentation
  */
 
 import { apiSource } from './runtime-api.js'

@@ -2,7 +2,6 @@
  * One Lua VM with the scripting runtime installed (`runtime.ts`): compiled scripts, loaded
  * function libraries, and the operations the scripting commands need. Everything is synchronous.
  *
- * @packageDocumentation
  */
 import { createHash, randomBytes } from 'node:crypto'
 import { ReplyError } from '../../../reply.js'

@@ -19,7 +19,6 @@
  * The binary's memory is fixed at 64 MB (`emscripten_resize_heap` refusing growth makes Lua's
  * allocator fail and the script get Lua's "not enough memory" error).
  *
- * @packageDocumentation
  */
 import { luaBinary, TICK_CLOCK_ID } from './binary.js'
 
