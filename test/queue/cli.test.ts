@@ -93,8 +93,11 @@ describe.skipIf(redisServerSkipReason !== undefined)(liveSuiteName('restis queue
   })
   afterAll(() => redis?.stop())
 
+  // The lease outlives the step: delivery is at least once by design (docs/workflows.md), so a
+  // step still running when its lease ends may be delivered again. Within the lease, a replaced
+  // queue process must neither lose nor repeat a step.
   test('SIGKILL mid-step, a new process on the same port and Redis finishes the run; each step once', async () => {
-    const args = ['--redis', redis.url, '--token', 'shared', '--current-signing-key', 'sig_k1', '--next-signing-key', 'sig_k2', '--lease', '500']
+    const args = ['--redis', redis.url, '--token', 'shared', '--current-signing-key', 'sig_k1', '--next-signing-key', 'sig_k2', '--lease', '5000']
     const first = await startQueueCli(['--port', '0', ...args])
     const port = new URL(first.url).port
     const counter = new Counter()
