@@ -25,6 +25,7 @@ const SUITES = [
   { name: 'scaling', budget: 130, env: { BENCH_ROUNDS: '2', BENCH_SECONDS: '0.15', BENCH_WRK_SECONDS: '2' } },
   { name: 'gateway', budget: 130, env: { BENCH_ROUNDS: '3', BENCH_SECONDS: '3' } },
   { name: 'resp', budget: 100, env: { BENCH_ROUNDS: '2' } },
+  { name: 'scripting-json', budget: 40, env: { BENCH_ROUNDS: '3' } },
 ]
 
 function runSuite(suite, budgetS) {
