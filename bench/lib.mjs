@@ -7,7 +7,7 @@
  */
 
 import { spawn, spawnSync } from 'node:child_process'
-import { mkdirSync, readFileSync, writeFileSync, mkdtempSync, rmSync } from 'node:fs'
+import { accessSync, constants as fsConstants, mkdirSync, readFileSync, writeFileSync, mkdtempSync, rmSync } from 'node:fs'
 import net from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
@@ -56,10 +56,19 @@ export function ratio(a, b) {
   return Number.isFinite(a) && Number.isFinite(b) && b > 0 ? `${(a / b).toFixed(2)}x` : 'n/a'
 }
 
-/** Whether `bin` runs (`bin --version` or the given probe args). */
-export function hasTool(bin, args = ['--version']) {
-  const result = spawnSync(bin, args, { stdio: 'ignore', timeout: 10_000 })
-  return !result.error
+/**
+ * Whether `bin` is an executable on PATH. Looked up, not run: `webdis --help`, for one, starts a
+ * server with the default configuration instead of printing help.
+ */
+export function hasTool(bin) {
+  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
+    if (!dir) continue
+    try {
+      accessSync(path.join(dir, bin), fsConstants.X_OK)
+      return true
+    } catch {}
+  }
+  return false
 }
 
 /**
@@ -68,17 +77,17 @@ export function hasTool(bin, args = ['--version']) {
  * missing ones are installed with apt-get; otherwise the suite reports them and skips the rows.
  */
 export const TOOLS = {
-  'redis-server': { apt: 'redis-server', probe: ['--version'] },
-  'redis-benchmark': { apt: 'redis-tools', probe: ['--version'] },
-  wrk: { apt: 'wrk', probe: ['-v'] },
-  webdis: { apt: 'webdis', probe: ['--help'] },
+  'redis-server': { apt: 'redis-server' },
+  'redis-benchmark': { apt: 'redis-tools' },
+  wrk: { apt: 'wrk' },
+  webdis: { apt: 'webdis' },
 }
 
 /** Makes sure `names` are on PATH; returns the ones still missing (already reported). */
 export function ensureTools(names) {
-  let missing = names.filter((name) => !hasTool(name, TOOLS[name].probe))
+  let missing = names.filter((name) => !hasTool(name))
   if (missing.length === 0) return []
-  const canApt = process.platform === 'linux' && process.getuid?.() === 0 && hasTool('apt-get', ['--version'])
+  const canApt = process.platform === 'linux' && process.getuid?.() === 0 && hasTool('apt-get')
   const allowed = process.env.RESTIS_BENCH_INSTALL === '1' || (process.env.RESTIS_BENCH_INSTALL !== '0' && canApt)
   if (allowed && canApt) {
     const packages = [...new Set(missing.map((name) => TOOLS[name].apt))]
@@ -89,7 +98,7 @@ export function ensureTools(names) {
       spawnSync('apt-get', ['update'], { stdio: 'inherit', env, timeout: 300_000 })
       result = spawnSync('apt-get', ['install', '-y', '--no-install-recommends', ...packages], { stdio: 'inherit', env, timeout: 300_000 })
     }
-    missing = names.filter((name) => !hasTool(name, TOOLS[name].probe))
+    missing = names.filter((name) => !hasTool(name))
   }
   for (const name of missing) {
     console.error(`bench: '${name}' not found: rows that need it are skipped. Install it with: apt-get install -y ${TOOLS[name].apt}`)
