@@ -1,55 +1,21 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest'
-import { createGateway, type Gateway, type RestResponse } from '../../src/rest/gateway.js'
+import { createGateway } from '../../src/rest/gateway.js'
 import type { Executor } from '../../src/executor/executor.js'
 import { executorsUnderTest } from '../support/executors.js'
+import { requester, type Send } from '../support/gateway.js'
 
 const TOKEN = 'standard-token'
 const READONLY = 'readonly-token'
-
-interface Sent {
-  status: number
-  headers: Record<string, string>
-  text: string
-  json: unknown
-}
-
-function request(gateway: Gateway) {
-  return async (
-    method: string,
-    url: string,
-    options: { body?: string | Uint8Array; headers?: Record<string, string>; token?: string | null } = {},
-  ): Promise<Sent> => {
-    const headers: Record<string, string> = { ...options.headers }
-    const token = options.token === undefined ? TOKEN : options.token
-    if (token !== null) headers.authorization = `Bearer ${token}`
-    const lower = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]))
-    const response: RestResponse = await gateway.handle({
-      method,
-      url,
-      headers: { get: (name) => lower[name.toLowerCase()] ?? null },
-      body: typeof options.body === 'string' ? Buffer.from(options.body) : options.body,
-    })
-    const body = response.body
-    const text = typeof body === 'string' ? body : body instanceof Uint8Array ? Buffer.from(body).toString('latin1') : ''
-    let json: unknown
-    try {
-      json = JSON.parse(text)
-    } catch {
-      json = undefined
-    }
-    return { status: response.status, headers: { ...response.headers }, text, json }
-  }
-}
 
 for (const entry of executorsUnderTest()) {
   describe.skipIf(entry.skipReason !== null)(`gateway over the ${entry.name} executor${entry.skipReason ? ` (${entry.skipReason})` : ''}`, () => {
     let executor: Executor
     let release: () => Promise<void>
-    let send: ReturnType<typeof request>
+    let send: Send
 
     beforeAll(async () => {
       ;({ executor, release } = await entry.create())
-      send = request(createGateway({ executor, token: TOKEN, readonlyToken: READONLY }))
+      send = requester(createGateway({ executor, token: TOKEN, readonlyToken: READONLY }), TOKEN)
     })
     afterAll(() => release())
     beforeEach(async () => {
@@ -223,7 +189,7 @@ for (const entry of executorsUnderTest()) {
     })
 
     test('a command over the maximum request size is refused', async () => {
-      const small = request(createGateway({ executor, token: TOKEN, maxRequestSize: 16 }))
+      const small = requester(createGateway({ executor, token: TOKEN, maxRequestSize: 16 }), TOKEN)
       expect((await small('POST', '/set/k', { body: 'x'.repeat(32) })).json).toEqual({ error: 'ERR max request size exceeded' })
     })
   })
