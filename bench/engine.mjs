@@ -2,10 +2,14 @@
  * The in-memory engine, called directly.
  *
  * 1. `MemoryExecutor` against `ioredis-mock` (the in-process peer): SET, GET, INCR, HSET, LPUSH,
- *    SADD, ZADD, one awaited call at a time through each library's public async API
- *    (`executor.exec([...])`, `redis.set(...)`), ops per CPU-second of the process. The
- *    `execSync` column is restis's synchronous entry point, for reference.
- * 2. `MemoryExecutor.pipeline` against redis-server through `SocketExecutor.pipeline`, batches
+ *    SADD, ZADD through each library's public async API (`executor.exec([...])`,
+ *    `redis.set(...)`), ops per CPU-second of the process, two ways: one awaited call at a time,
+ *    and 100 calls at once awaited with one `Promise.all` (as a server with many clients issues
+ *    them). The `execSync` column is restis's synchronous entry point, for reference.
+ * 2. What one awaited call cannot go below on this machine: an `await` of a resolved promise,
+ *    the same resolved with a Buffer (the thenable check of a typed array), a `Map.get` on a
+ *    10,000-key Map, and a 10-byte Buffer, each measured alone the same way.
+ * 3. `MemoryExecutor.pipeline` against redis-server through `SocketExecutor.pipeline`, batches
  *    of 100 commands, ops per wall-clock second (the server is another process, so wall time is
  *    what a caller sees); both in the same run, interleaved.
  *
@@ -75,22 +79,36 @@ async function measure(step, { clock = 'cpu', opsPerStep = 1, sync = false } = {
   return run(SECONDS * 1e9)
 }
 
+/** Calls at once in the concurrent rows, awaited with one `Promise.all`. */
+const CONCURRENT = 100
+
+/**
+ * A step issuing `CONCURRENT` calls of `call(i)` at once and awaiting them together. The loop is
+ * the same for both libraries; only `call` differs.
+ */
+const concurrently = (call) => (step) => {
+  const calls = new Array(CONCURRENT)
+  const first = step * CONCURRENT
+  for (let j = 0; j < CONCURRENT; j++) calls[j] = call(first + j)
+  return Promise.all(calls)
+}
+
 /** Child mode: one implementation, every command, prints JSON { kind: ops/s }. */
 async function child(impl, redisUrl) {
   const out = {}
-  if (impl === 'restis' || impl === 'restis-sync') {
+  if (impl === 'restis' || impl === 'restis-sync' || impl === 'restis-concurrent') {
     const { MemoryExecutor } = await (await benchBuild()).import('memory')
     const executor = new MemoryExecutor({ activeExpiryInterval: 0 })
     for (const c of SEED) executor.execSync(c)
     for (const kind of COMMANDS) {
       const list = commandsOf(kind)
-      out[kind] =
-        impl === 'restis'
-          ? await measure((i) => executor.exec(list[i % DISTINCT]))
-          : await measure((i) => executor.execSync(list[i % DISTINCT]), { sync: true })
+      const call = (i) => executor.exec(list[i % DISTINCT])
+      if (impl === 'restis') out[kind] = await measure(call)
+      else if (impl === 'restis-concurrent') out[kind] = await measure(concurrently(call), { opsPerStep: CONCURRENT })
+      else out[kind] = await measure((i) => executor.execSync(list[i % DISTINCT]), { sync: true })
     }
     await executor.close()
-  } else if (impl === 'ioredis-mock') {
+  } else if (impl === 'ioredis-mock' || impl === 'ioredis-mock-concurrent') {
     const require = createRequire(import.meta.url)
     const RedisMock = require('ioredis-mock')
     const redis = new RedisMock()
@@ -98,9 +116,12 @@ async function child(impl, redisUrl) {
     for (const kind of COMMANDS) {
       const method = kind.toLowerCase()
       const list = commandsOf(kind).map(([, ...args]) => args)
-      out[kind] = await measure((i) => redis[method](...list[i % DISTINCT]))
+      const call = (i) => redis[method](...list[i % DISTINCT])
+      out[kind] = impl === 'ioredis-mock' ? await measure(call) : await measure(concurrently(call), { opsPerStep: CONCURRENT })
     }
     redis.disconnect()
+  } else if (impl === 'floor') {
+    Object.assign(out, await floors())
   } else if (impl === 'restis-pipeline' || impl === 'socket-pipeline') {
     let executor
     if (impl === 'restis-pipeline') {
@@ -123,6 +144,36 @@ async function child(impl, redisUrl) {
   process.stdout.write(JSON.stringify(out) + '\n')
 }
 
+/** Where the floor measurements put their results, so that they are not optimised away. */
+let sink
+
+/** A binary string as a Buffer the way the memory executor makes short replies. */
+function shortBytes(text) {
+  const out = Buffer.allocUnsafe(text.length)
+  for (let i = 0; i < text.length; i++) out[i] = text.charCodeAt(i)
+  return out
+}
+
+/**
+ * What one awaited call costs at the least, in CPU ns: each piece measured alone with the loop
+ * of {@link measure} (its own cost included, as in the rows it is compared with).
+ */
+async function floors() {
+  const keys = Array.from({ length: DISTINCT }, (_, k) => `key:${k}`)
+  const map = new Map(keys.map((key) => [key, `value:${key}`]))
+  // Other string objects with the same text, as a caller's arguments are.
+  const lookups = keys.map((key) => `${key.slice(0, 4)}${key.slice(4)}`)
+  const values = keys.map((_, k) => `value:${k}`)
+  const bytes = Buffer.from('value:1234')
+  const ns = (opsPerSecond) => 1e9 / opsPerSecond
+  return {
+    'await of a promise resolved with a number': ns(await measure((i) => Promise.resolve(i))),
+    'await of a promise resolved with a Buffer': ns(await measure(() => Promise.resolve(bytes))),
+    'Map.get, 10,000 string keys': ns(await measure((i) => (sink = map.get(lookups[i % DISTINCT])), { sync: true })),
+    'a 10-byte Buffer from a binary string': ns(await measure((i) => (sink = shortBytes(values[i % DISTINCT])), { sync: true })),
+  }
+}
+
 function runChild(impl, redisUrl) {
   const args = [fileURLToPath(import.meta.url), '--child', impl]
   if (redisUrl) args.push(redisUrl)
@@ -138,7 +189,15 @@ if (process.argv[2] === '--child') {
     await benchBuild()
     const missing = ensureTools(['redis-server'])
     const redis = missing.length === 0 ? await startRedis() : undefined
-    const impls = ['restis', 'ioredis-mock', 'restis-sync', 'restis-pipeline', ...(redis ? ['socket-pipeline'] : [])]
+    const impls = [
+      'restis',
+      'ioredis-mock',
+      'restis-sync',
+      'restis-concurrent',
+      'ioredis-mock-concurrent',
+      'restis-pipeline',
+      ...(redis ? ['socket-pipeline'] : []),
+    ]
     const runs = Object.fromEntries(impls.map((impl) => [impl, []]))
     for (let round = 0; round < ROUNDS; round++) {
       for (let i = 0; i < impls.length; i++) {
@@ -148,8 +207,10 @@ if (process.argv[2] === '--child') {
       }
     }
     await redis?.stop()
+    // The floors vary little between runs: one child, after the rounds.
+    runs.floor = [runChild('floor')]
     const med = (impl, kind) => median(runs[impl].map((r) => r[kind]))
-    const results = Object.fromEntries(impls.map((impl) => [impl, Object.fromEntries(COMMANDS.map((k) => [k, med(impl, k)]))]))
+    const results = Object.fromEntries([...impls, 'floor'].map((impl) => [impl, Object.fromEntries(Object.keys(runs[impl][0]).map((k) => [k, med(impl, k)]))]))
 
     const mockRows = COMMANDS.map((k) => [
       k,
@@ -159,6 +220,13 @@ if (process.argv[2] === '--child') {
       results.restis[k] >= 10 * results['ioredis-mock'][k] ? 'met' : 'missed',
       fmt(results['restis-sync'][k]),
     ])
+    const concurrentRows = COMMANDS.map((k) => [
+      k,
+      fmt(results['restis-concurrent'][k]),
+      fmt(results['ioredis-mock-concurrent'][k]),
+      ratio(results['restis-concurrent'][k], results['ioredis-mock-concurrent'][k]),
+    ])
+    const floorRows = Object.entries(results.floor).map(([what, ns]) => [what, fmt(ns, 1)])
     const socketRows = COMMANDS.map((k) => [
       k,
       fmt(results['restis-pipeline'][k]),
@@ -167,6 +235,10 @@ if (process.argv[2] === '--child') {
     ])
     const markdown = [
       table(['command', 'restis exec() ops/CPU-s', 'ioredis-mock ops/CPU-s', 'ratio', 'target ≥ 10x', 'restis execSync() ops/CPU-s'], mockRows),
+      '',
+      table([`command (${CONCURRENT} calls at once, one Promise.all)`, 'restis exec() ops/CPU-s', 'ioredis-mock ops/CPU-s', 'ratio'], concurrentRows),
+      '',
+      table(['the least one awaited call costs', 'CPU ns'], floorRows),
       '',
       table([`command (pipelines of ${BATCH})`, 'MemoryExecutor ops/s', 'redis-server via SocketExecutor ops/s', 'ratio'], socketRows),
     ].join('\n')

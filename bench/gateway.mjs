@@ -1,7 +1,8 @@
 /**
  * Gateway over HTTP: wrk (keep-alive, 50 connections, --latency) on loopback against
  * - restis with the memory executor (`src/cli.ts`),
- * - restis with the socket executor to a redis-server,
+ * - restis with the socket executor to a redis-server, in one process and with `--workers 2`
+ *   (node:cluster: a primary handing connections to two worker processes; single GET and SET),
  * - webdis on the same redis-server (the peer for the socket executor),
  * - a bare node:http server answering a constant `{"result":"bar"}` (the ceiling).
  *
@@ -10,8 +11,9 @@
  *
  * Besides requests per second (what a client sees; on a shared machine, also how often the
  * scheduler ran the server) each row reports the CPU time the serving processes spent per
- * request, from /proc: restis or node, plus redis-server for the socket executor, webdis plus
- * redis-server for webdis. wrk's own CPU is not counted.
+ * request, from /proc: restis or node, plus redis-server for the socket executor (with
+ * `--workers`, the primary and its workers), webdis plus redis-server for webdis. wrk's own CPU
+ * is not counted.
  *
  * The connection sweep (1 to 256 connections) is in bench/scaling.mjs.
  * Env: BENCH_SECONDS (per wrk run, default 5), BENCH_ROUNDS (default 3), BENCH_CONNECTIONS (50).
@@ -19,6 +21,7 @@
  * Run: npm run bench:gateway
  */
 
+import { readdirSync, readFileSync } from 'node:fs'
 import {
   ensureTools,
   fmt,
@@ -39,6 +42,31 @@ import {
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5)
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3)
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50)
+const WORKERS = 2
+
+/** The processes whose parent is `pid` (a cluster primary's workers), from /proc. */
+function childPids(pid) {
+  const children = []
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8')
+      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid) children.push(Number(entry))
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return children
+}
+
+/** Resolves once `proc`'s output contains `text` (the banner printed after every worker listens). */
+async function waitForOutput(proc, text, timeoutMs = 30_000) {
+  const deadline = Date.now() + timeoutMs
+  while (!proc.log().includes(text)) {
+    if (Date.now() > deadline) throw new Error(`no "${text}" in the output: ${proc.log()}`)
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+}
 
 await main('bench:gateway', async () => {
   const missing = ensureTools(['wrk', 'redis-server', 'webdis'])
@@ -50,11 +78,13 @@ await main('bench:gateway', async () => {
   if (!missing.includes('redis-server')) {
     servers.redis = await startRedis()
     servers.socket = await startRestis({ redis: servers.redis.url })
+    servers.workers = await startRestis({ redis: servers.redis.url, args: ['--workers', String(WORKERS)] })
+    await waitForOutput(servers.workers, `${WORKERS} workers)`)
     if (!missing.includes('webdis')) servers.webdis = await startWebdis(servers.redis.port)
   }
   const auth = (s) => ({ authorization: `Bearer ${s.token}` })
   // Seed and warm up (JIT, pools) every target.
-  for (const name of ['memory', 'socket']) {
+  for (const name of ['memory', 'socket', 'workers']) {
     const s = servers[name]
     if (!s) continue
     const set = await httpRequest(`${s.url}/set/foo/bar`, { headers: auth(s) })
@@ -103,19 +133,31 @@ await main('bench:gateway', async () => {
   }
 
   const pid = (name) => servers[name].child.pid
+  const TARGET_NAMES = { memory: 'restis memory executor', socket: 'restis socket executor', workers: `restis socket executor, --workers ${WORKERS}` }
+  const pidsOf = (name) => {
+    if (name === 'memory') return [pid('memory')]
+    if (name === 'socket') return [pid('socket'), pid('redis')]
+    return [pid('workers'), ...childPids(pid('workers')), pid('redis')]
+  }
   const restis = (name, path, script = 'auth.lua', commandsPerRequest = 1) =>
     servers[name] && {
-      name: `restis ${name} executor`,
+      name: TARGET_NAMES[name],
       commandsPerRequest,
-      pids: name === 'socket' ? [pid('socket'), pid('redis')] : [pid(name)],
+      pids: pidsOf(name),
       wrk: { url: `${servers[name].url}${path}`, script, env: { TOKEN: servers[name].token } },
     }
   const webdis = (path) => servers.webdis && { name: 'webdis', pids: [pid('webdis'), pid('redis')], wrk: { url: `${servers.webdis.url}${path}` } }
   const bare = { name: 'bare node:http (constant)', pids: [pid('bare')], wrk: { url: `${servers.bare.url}/get/foo` } }
 
   const rows = {}
-  rows['GET'] = await measure('GET', [bare, webdis('/GET/foo'), restis('memory', '/get/foo'), restis('socket', '/get/foo')].filter(Boolean))
-  rows['SET'] = await measure('SET', [webdis('/SET/foo/bar'), restis('memory', '/set/foo/bar'), restis('socket', '/set/foo/bar')].filter(Boolean))
+  rows['GET'] = await measure(
+    'GET',
+    [bare, webdis('/GET/foo'), restis('memory', '/get/foo'), restis('socket', '/get/foo'), restis('workers', '/get/foo')].filter(Boolean),
+  )
+  rows['SET'] = await measure(
+    'SET',
+    [webdis('/SET/foo/bar'), restis('memory', '/set/foo/bar'), restis('socket', '/set/foo/bar'), restis('workers', '/set/foo/bar')].filter(Boolean),
+  )
   rows['/pipeline (100 GETs)'] = await measure(
     'pipeline',
     [restis('memory', '/', 'pipeline.lua', 100), restis('socket', '/', 'pipeline.lua', 100)].filter(Boolean),
@@ -131,7 +173,7 @@ await main('bench:gateway', async () => {
   const lines = []
   const peerOf = (row, target) => {
     if (row === 'GET' && target === 'restis memory executor') return 'bare node:http (constant)'
-    if ((row === 'GET' || row === 'SET') && target === 'restis socket executor') return 'webdis'
+    if ((row === 'GET' || row === 'SET') && (target === 'restis socket executor' || target === TARGET_NAMES.workers)) return 'webdis'
     if (row === 'SET' && target === 'restis memory executor') return 'webdis'
     if (target === 'restis socket executor') return 'restis memory executor'
     return undefined

@@ -186,11 +186,14 @@ export async function startRedis() {
   return { ...proc, port, url: `redis://127.0.0.1:${port}` }
 }
 
-/** The restis CLI, built from src/ by {@link benchBuild}. `--redis <url>` selects the socket executor. */
-export async function startRestis({ redis, respPort, token = 'bench-token', nodeArgs = [] } = {}) {
+/**
+ * The restis CLI, built from src/ by {@link benchBuild}. `--redis <url>` selects the socket
+ * executor; `args` are more CLI arguments (e.g. `['--workers', '2']`).
+ */
+export async function startRestis({ redis, respPort, token = 'bench-token', nodeArgs = [], args: cliArgs = [] } = {}) {
   const port = await freePort()
   const { dir } = await benchBuild()
-  const args = [...nodeArgs, path.join(dir, 'cli.mjs'), '--port', String(port), '--token', token]
+  const args = [...nodeArgs, path.join(dir, 'cli.mjs'), '--port', String(port), '--token', token, ...cliArgs]
   if (redis) args.push('--redis', redis)
   if (respPort) args.push('--resp-port', String(respPort))
   const proc = startChild(process.execPath, args)

@@ -1,13 +1,17 @@
 #!/usr/bin/env node
+import cluster from 'node:cluster'
 import { createServer } from 'node:http'
+import { availableParallelism } from 'node:os'
 import { parseArgs } from 'node:util'
 import { createNodeHandler } from './adapters/node.js'
 import { generateToken } from './auth/tokens.js'
 import { MemoryExecutor } from './executor/memory/memory-executor.js'
 import type { Executor } from './executor/executor.js'
 import { SocketExecutor } from './executor/socket/socket-executor.js'
-import { redact } from './executor/socket/options.js'
+import { redact, resolveOptions } from './executor/socket/options.js'
 import { serveResp, type RespServer } from './adapters/resp-server.js'
+import { createGateway, type Gateway } from './rest/gateway.js'
+import { runPrimary, runWorker, type Listening, type Serving } from './cli-workers.js'
 import { runQueueCli } from './queue/cli.js'
 
 const USAGE = `restis: a Redis-compatible database behind HTTP
@@ -23,6 +27,9 @@ Options:
   --resp-port <n>        also serve RESP (redis-cli, Redis clients) on this port, same host and data
   --redis <url>          run commands on a real server (redis://[[user]:pass@]host[:port][/db], rediss://)
                          instead of the in-memory engine
+  --workers <n|auto>     with --redis: n processes share the ports (auto: one per core; default 1);
+                         limits and usage counters are per process. Not with the in-memory
+                         engine, whose data lives in one process
   -h, --help             this text
 `
 
@@ -34,6 +41,7 @@ interface CliOptions {
   readonlyToken?: string
   respPort?: number
   redis?: string
+  workers: number
 }
 
 function readOptions(argv: string[], env: NodeJS.ProcessEnv): CliOptions {
@@ -46,6 +54,7 @@ function readOptions(argv: string[], env: NodeJS.ProcessEnv): CliOptions {
       'readonly-token': { type: 'string' },
       'resp-port': { type: 'string' },
       redis: { type: 'string' },
+      workers: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -60,6 +69,15 @@ function readOptions(argv: string[], env: NodeJS.ProcessEnv): CliOptions {
   if (respPort !== undefined && (!Number.isInteger(respPort) || respPort < 0 || respPort > 65535)) {
     throw new Error(`invalid --resp-port: ${values['resp-port']}`)
   }
+  const workers = values.workers === 'auto' ? availableParallelism() : Number(values.workers ?? 1)
+  if (!Number.isInteger(workers) || workers < 1) throw new Error(`invalid --workers: ${values.workers} (a positive number or auto)`)
+  if (values.workers !== undefined && values.workers !== '1' && values.redis === undefined) {
+    throw new Error(
+      `--workers ${values.workers} needs --redis: the in-memory engine's data lives in one process, ` +
+        'so each worker would serve a database of its own',
+    )
+  }
+  if (values.redis !== undefined) resolveOptions({ url: values.redis })
   // An empty variable counts as unset, so `SERVICE_REST_TOKEN= restis` still gets a real token.
   const given = values.token || env.SERVICE_REST_TOKEN || env.UPSTASH_REDIS_REST_TOKEN || undefined
   return {
@@ -70,22 +88,14 @@ function readOptions(argv: string[], env: NodeJS.ProcessEnv): CliOptions {
     readonlyToken: values['readonly-token'] || env.SERVICE_REST_READONLY_TOKEN || undefined,
     respPort,
     redis: values.redis,
+    workers,
   }
 }
 
-async function main(): Promise<void> {
-  if (process.argv[2] === 'queue') return runQueueCli(process.argv.slice(3), process.env)
-  let options: CliOptions
-  let executor: Executor
-  try {
-    options = readOptions(process.argv.slice(2), process.env)
-    executor = options.redis !== undefined ? new SocketExecutor({ url: options.redis }) : new MemoryExecutor()
-  } catch (error) {
-    process.stderr.write(`restis: ${(error as Error).message}\n\n${USAGE}`)
-    process.exit(2)
-  }
-  const handler = createNodeHandler({ executor, token: options.token, readonlyToken: options.readonlyToken })
-  const server = createServer(handler)
+/** Serves the gateway `gatewayFor` builds over HTTP, and RESP with --resp-port, from this process. */
+async function serve(options: CliOptions, gatewayFor: (executor: Executor) => Gateway): Promise<Serving> {
+  const executor = options.redis !== undefined ? new SocketExecutor({ url: options.redis }) : new MemoryExecutor()
+  const server = createServer(createNodeHandler(gatewayFor(executor)))
   server.keepAliveTimeout = 65_000
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)
@@ -93,30 +103,59 @@ async function main(): Promise<void> {
   })
   const address = server.address()
   const port = typeof address === 'object' && address !== null ? address.port : options.port
-  const host = options.host.includes(':') ? `[${options.host}]` : options.host
   let resp: RespServer | undefined
   if (options.respPort !== undefined) resp = await serveResp(executor, { port: options.respPort, host: options.host })
+  return {
+    port,
+    respPort: resp?.address.port,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => void Promise.all([resp?.close(), executor.close()]).then(() => resolve()))
+        server.closeAllConnections()
+      }),
+  }
+}
+
+function banner(options: CliOptions, at: Listening): string {
+  const host = options.host.includes(':') ? `[${options.host}]` : options.host
+  const backend = options.redis !== undefined ? `socket executor to ${redact(options.redis)}` : 'in-memory executor'
+  const workers = options.workers > 1 ? `, ${options.workers} workers` : ''
+  return (
+    `restis listening on http://${host}:${at.port} (${backend}${workers})\n` +
+    (at.respPort !== undefined ? `RESP listening on redis://${host}:${at.respPort}\n` : '') +
+    `token${options.tokenGenerated ? ' (generated)' : ''}: ${options.token}\n` +
+    (options.readonlyToken ? `read-only token: ${options.readonlyToken}\n` : '') +
+    `try: curl -H "Authorization: Bearer ${options.token}" http://${host}:${at.port}/set/a/1\n`
+  )
+}
+
+async function main(): Promise<void> {
+  if (cluster.isWorker) return runWorker(serve)
+  if (process.argv[2] === 'queue') return runQueueCli(process.argv.slice(3), process.env)
+  let options: CliOptions
+  try {
+    options = readOptions(process.argv.slice(2), process.env)
+  } catch (error) {
+    process.stderr.write(`restis: ${(error as Error).message}\n\n${USAGE}`)
+    process.exit(2)
+  }
+  if (options.workers > 1) {
+    return runPrimary(options, options.workers, (at) => process.stdout.write(banner(options, at)))
+  }
+  const served = await serve(options, (executor) =>
+    createGateway({ executor, token: options.token, readonlyToken: options.readonlyToken }),
+  )
   let stopping = false
   const stop = (signal: string) => {
     if (stopping) return
     stopping = true
     process.stdout.write(`restis: ${signal}, shutting down\n`)
-    server.close(() => {
-      void Promise.all([resp?.close(), executor.close()]).then(() => process.exit(0))
-    })
-    server.closeAllConnections()
+    void served.close().then(() => process.exit(0))
   }
   // Handlers first, banner second: whoever reads the banner may signal at once.
   process.on('SIGINT', () => stop('SIGINT'))
   process.on('SIGTERM', () => stop('SIGTERM'))
-  const backend = options.redis !== undefined ? `socket executor to ${redact(options.redis)}` : 'in-memory executor'
-  process.stdout.write(
-    `restis listening on http://${host}:${port} (${backend})\n` +
-      (resp ? `RESP listening on redis://${host}:${resp.address.port}\n` : '') +
-      `token${options.tokenGenerated ? ' (generated)' : ''}: ${options.token}\n` +
-      (options.readonlyToken ? `read-only token: ${options.readonlyToken}\n` : '') +
-      `try: curl -H "Authorization: Bearer ${options.token}" http://${host}:${port}/set/a/1\n`,
-  )
+  process.stdout.write(banner(options, served))
 }
 
 void main()

@@ -110,6 +110,14 @@ export class Limits {
 
   /** Whether a command is over `maxRequestSize` (the sum of its words' bytes). */
   tooLarge(command: Command): boolean {
+    // A UTF-16 code unit is at most 3 bytes of UTF-8: most commands are far enough under the
+    // limit that this bound settles it without measuring any string.
+    let bound = 0
+    for (let i = 0; i < command.length; i++) {
+      const arg = command[i]
+      bound += typeof arg === 'string' ? 3 * arg.length : arg.length
+    }
+    if (bound <= this.maxRequestSize) return false
     let size = 0
     for (const arg of command) {
       size += typeof arg === 'string' ? Buffer.byteLength(arg) : arg.length

@@ -1,3 +1,4 @@
+import * as crypto from 'node:crypto'
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
 
 /**
@@ -42,8 +43,17 @@ export interface UserTokenEntry {
   stale: boolean
 }
 
-const STANDARD: Principal = { kind: 'standard' }
-const READONLY: Principal = { kind: 'readonly' }
+/** What a presented token resolved to; `entry` for an ACL user's token. */
+interface TokenMatch {
+  principal: Principal
+  entry?: UserTokenEntry
+}
+
+const STANDARD_MATCH: TokenMatch = Object.freeze({ principal: Object.freeze({ kind: 'standard' }) })
+const READONLY_MATCH: TokenMatch = Object.freeze({ principal: Object.freeze({ kind: 'readonly' }) })
+
+/** Accepted tokens a {@link TokenStore} remembers, so their next use skips the hash. */
+const VERIFIED_CACHE_SIZE = 256
 
 /**
  * The id of a principal for usage counters and logs: `standard`, `readonly` or `user:<name>`.
@@ -75,6 +85,9 @@ export function principalId(principal: Principal): string {
  *   password, with no state on the server. A restarted gateway forgets issued tokens: clients
  *   call `ACL RESTTOKEN` again (with a fixed `secret` they get the same token back).
  * - Tokens are never included in errors or logs.
+ * - **Accepted tokens are remembered** (at most 256), so a client sending
+ *   the same token on every request is not hashed every time. Any change to what the store
+ *   accepts (`rotate`, a revocation, a new or forgotten ACL-user token) forgets them all.
  * @public
  */
 export class TokenStore implements Authenticator {
@@ -85,6 +98,19 @@ export class TokenStore implements Authenticator {
   private readonly maxUserTokens: number
   /** ACL-user tokens by the base64 of their SHA-256 digest. */
   private readonly users = new Map<string, UserTokenEntry>()
+  /**
+   * Tokens that {@link TokenStore.lookup} accepted since the store last changed, as presented,
+   * with what they resolved to.
+   *
+   * Why this keeps what the constant-time path protects: only accepted tokens are ever put here
+   * (a refused guess never is, so guesses can neither fill the map nor push a token out of it),
+   * and whether a token is accepted is what the response says anyway. The lookup of a guess
+   * depends on the stored tokens only through V8's string hash (seeded at random per process):
+   * characters are compared only with a stored token of the same hash and length, so a guess
+   * learns, at best, that its hash collides with one (about 1 in 2^30), never a character, and
+   * then takes the digest comparison below like any other miss.
+   */
+  private readonly verified = new Map<string, TokenMatch>()
 
   constructor(options: TokenStoreOptions) {
     this.standardDigest = digest(options.token)
@@ -104,14 +130,31 @@ export class TokenStore implements Authenticator {
    */
   lookup(token: string | undefined): { principal: Principal; entry?: UserTokenEntry } | undefined {
     if (token === undefined || token.length === 0) return undefined
+    const remembered = this.verified.get(token)
+    if (remembered !== undefined) return remembered
+    const found = this.compare(token)
+    if (found !== undefined) {
+      if (this.verified.size >= VERIFIED_CACHE_SIZE) this.verified.delete(this.verified.keys().next().value as string)
+      this.verified.set(token, found)
+    }
+    return found
+  }
+
+  /** The constant-time comparison of a presented token with the store's tokens. */
+  private compare(token: string): TokenMatch | undefined {
     const presented = digest(token)
-    let match: Principal | undefined
+    let match: TokenMatch | undefined
     // Both comparisons always run, so the time does not tell which token matched.
-    if (this.standardDigest !== undefined && timingSafeEqual(presented, this.standardDigest)) match = STANDARD
-    if (this.readonlyDigest !== undefined && timingSafeEqual(presented, this.readonlyDigest)) match ??= READONLY
-    if (match !== undefined) return { principal: match }
+    if (this.standardDigest !== undefined && timingSafeEqual(presented, this.standardDigest)) match = STANDARD_MATCH
+    if (this.readonlyDigest !== undefined && timingSafeEqual(presented, this.readonlyDigest)) match ??= READONLY_MATCH
+    if (match !== undefined) return match
     const entry = this.users.get(presented.toString('base64'))
-    return entry === undefined ? undefined : { principal: entry.principal, entry }
+    return entry === undefined ? undefined : Object.freeze({ principal: entry.principal, entry })
+  }
+
+  /** Forgets the remembered verdicts: called on every change to the accepted tokens. */
+  private changed(): void {
+    this.verified.clear()
   }
 
   /**
@@ -127,6 +170,7 @@ export class TokenStore implements Authenticator {
       if (this.users.size <= this.maxUserTokens) break
       this.users.delete(oldest)
     }
+    this.changed()
     return token
   }
 
@@ -147,6 +191,7 @@ export class TokenStore implements Authenticator {
   /** Forgets the token of an entry (its password no longer opens the user). */
   revoke(entry: UserTokenEntry): void {
     for (const [key, candidate] of this.users) if (candidate === entry) this.users.delete(key)
+    this.changed()
   }
 
   /**
@@ -154,6 +199,7 @@ export class TokenStore implements Authenticator {
    * before is ever accepted again: the derivation epoch changes).
    */
   revokeUserTokens(user?: string): void {
+    this.changed()
     if (user === undefined) {
       this.users.clear()
       this.epoch++
@@ -177,6 +223,7 @@ export class TokenStore implements Authenticator {
     const readonlyToken = next.readonlyToken ?? generateToken()
     this.standardDigest = digest(token)
     this.readonlyDigest = digest(readonlyToken)
+    this.changed()
     return { token, readonlyToken }
   }
 }
@@ -186,6 +233,10 @@ export function generateToken(): string {
   return randomBytes(32).toString('base64url')
 }
 
+/** One-shot `crypto.hash` (Node 20.12 / 21.7 and later) where there is one: no Hash object per call. */
+const oneShotHash = (crypto as { hash?: (algorithm: string, data: string, encoding: 'buffer') => Buffer }).hash
+
 function digest(token: string): Buffer {
+  if (oneShotHash !== undefined) return oneShotHash('sha256', token, 'buffer')
   return createHash('sha256').update(token, 'utf8').digest()
 }

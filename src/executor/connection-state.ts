@@ -13,40 +13,59 @@ const CONNECTION_STATE = new Set([
 ])
 const CONNECTION_STATE_CLIENT = new Set(['reply', 'tracking', 'setname', 'setinfo', 'caching', 'no-evict', 'no-touch'])
 
-function lower(arg: Arg | undefined): string {
-  if (arg === undefined) return ''
-  const text = typeof arg === 'string' ? arg : Buffer.from(arg.buffer, arg.byteOffset, arg.byteLength).toString('latin1')
-  return text.toLowerCase()
+/** One command word as text: bytes as latin1, one char per byte. */
+function text(arg: Arg): string {
+  return typeof arg === 'string' ? arg : Buffer.from(arg.buffer, arg.byteOffset, arg.byteLength).toString('latin1')
 }
 
-/** Every name checked below in lower and upper case: most commands are spelled one way or the other. */
-const SPELLED = new Set([...CONNECTION_STATE, 'client'].flatMap((name) => [name, name.toUpperCase()]))
+const CHECKED_NAMES = [...CONNECTION_STATE, 'client']
+/** The names above and CLIENT, by length. */
+const NAMES_BY_LENGTH: readonly (readonly string[])[] = Array.from(
+  { length: Math.max(...CHECKED_NAMES.map((name) => name.length)) + 1 },
+  (_, length) => CHECKED_NAMES.filter((name) => name.length === length),
+)
+/** By length, a bit mask of the first letters of those names (bit 0 for `a`). */
+const FIRST_LETTERS_BY_LENGTH: readonly number[] = NAMES_BY_LENGTH.map((names) =>
+  names.reduce((mask, name) => mask | (1 << (name.charCodeAt(0) - 97)), 0),
+)
 
 /**
- * True when the string `name` cannot name a connection-state command (nor CLIENT): it is not
- * one of their all-lower or all-upper spellings, and is itself in one case only. This is the
- * answer for nearly every command, found without building a lowercase copy.
+ * The name of the list above (or `client`) that `word` spells in any case, or undefined. Compared
+ * in place, without a lowercase copy: most command names already differ in length or first
+ * letter. Comparing ASCII letters case-insensitively is what `toLowerCase` would do here, as no
+ * other char lowercases to an ASCII letter of these names.
  */
-function plainlyOther(name: string): boolean {
-  if (SPELLED.has(name)) return false
-  let upper = false
-  let lower = false
-  for (let i = 0; i < name.length; i++) {
-    const c = name.charCodeAt(i)
-    if (c >= 65 && c <= 90) upper = true
-    else if (c >= 97 && c <= 122) lower = true
-  }
-  return !(upper && lower)
+function checkedName(word: string): string | undefined {
+  const length = word.length
+  if (length >= NAMES_BY_LENGTH.length) return undefined
+  const letter = (word.charCodeAt(0) | 0x20) - 97
+  if (letter < 0 || letter > 25 || (FIRST_LETTERS_BY_LENGTH[length] & (1 << letter)) === 0) return undefined
+  for (const name of NAMES_BY_LENGTH[length]) if (spellsInAnyCase(word, name)) return name
+  return undefined
+}
+
+/** True when `word` is the lowercase letters of `name`, each in either case. */
+function spellsInAnyCase(word: string, name: string): boolean {
+  for (let i = 0; i < name.length; i++) if ((word.charCodeAt(i) | 0x20) !== name.charCodeAt(i)) return false
+  return true
 }
 
 /** The refusal of a connection-state command, or null for any other command. */
 export function connectionStateRefusal(command: Command): ReplyError | null {
-  const first = command[0]
-  if (typeof first === 'string' && plainlyOther(first)) return null
-  const name = lower(first)
-  if (CONNECTION_STATE.has(name)) return notAvailable(name)
-  if (name === 'client' && CONNECTION_STATE_CLIENT.has(lower(command[1]))) return notAvailable(`client|${lower(command[1])}`)
-  return null
+  if (command.length === 0) return null
+  const name = checkedName(text(command[0]))
+  if (name === undefined) return null
+  if (name !== 'client') return notAvailable(name)
+  const subcommand = command.length > 1 ? text(command[1]).toLowerCase() : ''
+  return CONNECTION_STATE_CLIENT.has(subcommand) ? notAvailable(`client|${subcommand}`) : null
+}
+
+/**
+ * Whether the command of full name `name` (`get`, `client|setname`) may be refused by
+ * {@link connectionStateRefusal}: false means it never is, whatever its arguments.
+ */
+export function mayChangeConnectionState(name: string): boolean {
+  return CONNECTION_STATE.has(name) || name.startsWith('client|') || name === 'client'
 }
 
 /** `ERR Command is not available: '<name>'`, the protocol's text for a refused command. */

@@ -5,18 +5,20 @@
 
 import { NULL_ARRAY, OK, PONG, QUEUED, ReplyError, Status, type Reply } from '../reply.js'
 import {
-  bulkEnd,
+  asBuffer,
   copyBytes,
-  CR,
+  Byte,
   DEFAULT_MAX_ARRAY,
   DEFAULT_MAX_BULK,
   describeByte,
   indexOfLF,
-  LF,
+  Limit,
   MAX_INTEGER_DIGITS,
+  missingBulkCRLF,
   NEED_MORE,
   parseInteger,
   RespProtocolError,
+  viewBytes,
   type NeedMore,
 } from './protocol.js'
 import { ChunkStream, decodeOnce, type Parser } from './stream.js'
@@ -26,7 +28,11 @@ import { ChunkStream, decodeOnce, type Parser } from './stream.js'
  * @public
  */
 export interface RespDecoderOptions {
-  /** Largest bulk string accepted, in bytes. Default 512 MiB, Redis's `proto-max-bulk-len`. */
+  /**
+   * Largest bulk string accepted, in bytes. Default 512 MiB, Redis's `proto-max-bulk-len`. A bulk
+   * string split across chunks gets a buffer of its declared length as soon as its body starts
+   * to arrive, so this also bounds what one reply can make the decoder allocate.
+   */
   maxBulkLength?: number
   /** Most elements in one array. Default 2^31-1, the most Redis itself accepts. */
   maxArrayLength?: number
@@ -53,29 +59,40 @@ export interface Decoded<T> {
   readonly end: number
 }
 
-const PLUS = 43
-const DASH = 45
-const COLON = 58
-const DOLLAR = 36
-const STAR = 42
-const ZERO = 48
-
 /** Longest legal `:`, `$` or `*` line before its LF: type byte, sign and digits, CR. */
 const NUMBER_LINE = 1 + MAX_INTEGER_DIGITS + 1
 
+/** An array whose elements are still arriving, while a nested one is being read. */
 interface OpenArray {
   readonly items: Reply[]
   readonly size: number
-  filled: number
+  readonly filled: number
 }
 
 /** Arrays up to this many elements get their storage at once; longer ones grow as items arrive. */
-const PREALLOCATE = 4096
+const enum Preallocate {
+  MaxItems = 4096,
+}
+
+/**
+ * Called with each complete reply, in order, by {@link RespDecoder.feed}.
+ * @public
+ */
+export type ReplyHandler = (reply: Reply) => void
 
 class ReplyParser implements Parser<Reply> {
   pos = 0
   bulk = -1
-  readonly #stack: OpenArray[] = []
+  handlerThrew = false
+  /**
+   * The innermost open array between two `run`s (which keep it in locals), apart from the arrays
+   * around it: nearly every array is flat. `#items` is `undefined` between top-level replies.
+   */
+  #items: Reply[] | undefined = undefined
+  #size = 0
+  #filled = 0
+  /** The open arrays around the innermost one, outermost first. */
+  readonly #outer: OpenArray[] = []
   readonly #maxBulk: number
   readonly #maxArray: number
   readonly #maxLine: number
@@ -91,73 +108,181 @@ class ReplyParser implements Parser<Reply> {
     this.#shortLine = Math.min(NUMBER_LINE, this.#maxLine + 2)
   }
 
-  run(buf: Buffer, pos: number): Reply | NeedMore {
-    const length = buf.length
-    for (;;) {
+  /**
+   * Without `onReply`: stops at the first complete reply and returns it. With it: hands every
+   * complete reply to `onReply`, and returns `undefined` when `buf` ends with a whole reply,
+   * {@link NEED_MORE} when it ends inside one; if `onReply` throws, `pos` is left just past the
+   * reply it was given.
+   *
+   * `buf` may be any `Uint8Array`: only the rare paths (text of a status or error) need `Buffer`
+   * methods, and they convert it themselves.
+   */
+  run(buf: Uint8Array, pos: number): Reply | NeedMore
+  run(buf: Uint8Array, pos: number, onReply: ReplyHandler): NeedMore | undefined
+  run(buf: Uint8Array, pos: number, onReply?: ReplyHandler): Reply | NeedMore | undefined {
+    // The streams never pass more than `Limit.Run` bytes; the cap tells V8 so (see `Limit`).
+    const length = Math.min(buf.length, Limit.Run)
+    // Only the first token can be the body of a bulk whose header came with an earlier chunk.
+    let awaitedBody = this.bulk >= 0
+    // The innermost open array, in locals while this runs (written back on the way out): an
+    // element then costs no field access.
+    let items = this.#items
+    let size = this.#size
+    let filled = this.#filled
+    tokens: for (;;) {
       let value: Reply
-      if (this.bulk >= 0) {
-        const end = bulkEnd(buf, pos, this.bulk)
-        if (end < 0) return this.#stop(pos)
-        value = this.#bulkValue(buf, pos, end)
+      if (awaitedBody) {
+        awaitedBody = false
+        const end = pos + this.bulk
+        if (end + 2 > length) return this.#suspend(pos, items, size, filled)
+        if (buf[end] !== Byte.CR || buf[end + 1] !== Byte.LF) throw missingBulkCRLF()
+        value = this.#bulkValue(buf, pos, end, length)
         this.bulk = -1
         pos = end + 2
       } else {
-        if (pos >= length) return this.#stop(pos)
+        if (pos >= length) return this.#suspend(pos, items, size, filled)
         const type = buf[pos]
-        if (type === PLUS || type === DASH) {
-          const lf = this.#findLine(buf, pos, type)
-          if (lf < 0) return this.#stop(pos)
-          value = type === PLUS ? status(buf, pos + 1, lf - 1) : new ReplyError(buf.toString('utf8', pos + 1, lf - 1))
-          pos = lf + 1
-        } else {
-          if (type !== DOLLAR && type !== COLON && type !== STAR) {
-            throw new RespProtocolError(`invalid reply type byte '${describeByte(type)}'`)
-          }
-          // Nearly every number line is short and whole: read it in one pass; anything else
-          // (split, long, malformed) takes the general path, which also words the errors.
-          let n: number | bigint | undefined = quickInteger(buf, pos + 1, length)
-          if (quickEnd >= 0) pos = quickEnd
-          else {
+        if (type === Byte.Dollar || type === Byte.Colon || type === Byte.Star) {
+          // Nearly every number line is short and whole: read here in one pass an optional `-`,
+          // 1 to 15 digits without a leading zero (or a lone `0`) and CRLF. Anything else (split,
+          // long, malformed) takes the general path, which also words the errors.
+          let n: number | bigint | undefined
+          let i = pos + 1
+          let c = i < length ? buf[i] : 0
+          const negative = c === Byte.Dash
+          if (negative) c = ++i < length ? buf[i] : 0
+          let magnitude = c - Byte.Zero
+          if (magnitude > 0 && magnitude <= 9) {
+            // Up to 15 digits: exact in a double, and no `bigint` on this path. Two digits per
+            // round halve the per-round checks; `>>> 0` makes one test of `0 <= digit <= 9`.
+            const limit = i + 15 < length ? i + 15 : length
+            for (i++; i + 1 < limit; i += 2) {
+              const high = buf[i] - Byte.Zero
+              const low = buf[i + 1] - Byte.Zero
+              if (high >>> 0 > 9 || low >>> 0 > 9) break
+              magnitude = magnitude * 100 + (high * 10 + low)
+            }
+            for (; i < limit; i++) {
+              c = buf[i]
+              const digit = c - Byte.Zero
+              if (digit >>> 0 > 9) break
+              magnitude = magnitude * 10 + digit
+            }
+          } else if (magnitude === 0 && !negative) {
+            c = ++i < length ? buf[i] : 0
+          } else c = 0
+          if (c === Byte.CR && i + 1 < length && buf[i + 1] === Byte.LF) {
+            n = negative ? 0 - magnitude : magnitude
+            pos = i + 2
+          } else {
             const lf = this.#findLine(buf, pos, type)
-            if (lf < 0) return this.#stop(pos)
+            if (lf < 0) return this.#suspend(pos, items, size, filled)
             n = parseInteger(buf, pos + 1, lf - 1)
             pos = lf + 1
           }
-          if (type === DOLLAR) {
+          if (type === Byte.Dollar) {
             if (n === -1) value = null
             else if (typeof n !== 'number' || n < 0 || n > this.#maxBulk) throw lineError(type)
             else {
               // The body too, when this chunk holds it: no second trip round the loop.
-              const bodyEnd = bulkEnd(buf, pos, n)
-              if (bodyEnd < 0) {
+              const bodyEnd = pos + n
+              if (bodyEnd + 2 > length) {
                 this.bulk = n
-                return this.#stop(pos)
+                return this.#suspend(pos, items, size, filled)
               }
-              value = this.#bulkValue(buf, pos, bodyEnd)
+              if (buf[bodyEnd] !== Byte.CR || buf[bodyEnd + 1] !== Byte.LF) throw missingBulkCRLF()
+              value = this.#bulkValue(buf, pos, bodyEnd, length)
               pos = bodyEnd + 2
             }
-          } else if (type === COLON) {
+          } else if (type === Byte.Colon) {
             if (n === undefined) throw lineError(type)
             value = n
-          } else {
-            if (n === -1) value = NULL_ARRAY
-            else if (typeof n !== 'number' || n < 0 || n > this.#maxArray) throw lineError(type)
-            else if (n > 0) {
-              this.#stack.push({ items: n <= PREALLOCATE ? new Array<Reply>(n) : [], size: n, filled: 0 })
-              continue
-            } else value = []
-          }
+          } else if (n === -1) value = NULL_ARRAY
+          else if (typeof n !== 'number' || n < 0 || n > this.#maxArray) throw lineError(type)
+          else if (n > 0) {
+            if (items !== undefined) this.#outer.push({ items, size, filled })
+            items = n <= Preallocate.MaxItems ? new Array<Reply>(n) : []
+            size = n
+            filled = 0
+            continue
+          } else value = []
+        } else if (
+          type === Byte.Plus &&
+          pos + 4 < length &&
+          buf[pos + 1] === 79 &&
+          buf[pos + 2] === 75 &&
+          buf[pos + 3] === Byte.CR &&
+          buf[pos + 4] === Byte.LF &&
+          this.#shortLine >= 4
+        ) {
+          // `+OK`, the reply of most writes.
+          value = OK
+          pos += 5
+        } else if (type === Byte.Plus || type === Byte.Dash) {
+          const lf = this.#findLine(buf, pos, type)
+          if (lf < 0) return this.#suspend(pos, items, size, filled)
+          value = type === Byte.Plus ? status(buf, pos + 1, lf - 1) : new ReplyError(utf8(buf, pos + 1, lf - 1))
+          pos = lf + 1
+        } else throw new RespProtocolError(`invalid reply type byte '${describeByte(type)}'`)
+      }
+      while (items !== undefined) {
+        items[filled++] = value
+        if (filled < size) continue tokens
+        // The array is complete: it is the value, for the array around it if any.
+        value = items
+        const outer = this.#outer.pop()
+        if (outer === undefined) {
+          items = undefined
+          this.#items = undefined
+        } else {
+          items = outer.items
+          size = outer.size
+          filled = outer.filled
         }
       }
-      if (this.#stack.length === 0) {
+      if (onReply === undefined) {
         this.pos = pos
         return value
       }
-      const done = this.#attach(value)
-      if (done !== NEED_MORE) {
+      try {
+        onReply(value)
+      } catch (error) {
         this.pos = pos
-        return done
+        this.handlerThrew = true
+        throw error
       }
+      if (pos >= length) return undefined
+    }
+  }
+
+  /** Saves where `run` stopped, inside a reply or at the end of `buf`, to go on from there. */
+  #suspend(pos: number, items: Reply[] | undefined, size: number, filled: number): NeedMore {
+    this.pos = pos
+    this.#items = items
+    this.#size = size
+    this.#filled = filled
+    return NEED_MORE
+  }
+
+  /** Puts a finished value into the innermost open array; returns the reply it completes, if any. */
+  #attach(value: Reply): Reply | NeedMore {
+    for (;;) {
+      const items = this.#items as Reply[]
+      const filled = this.#filled
+      items[filled] = value
+      if (filled + 1 < this.#size) {
+        this.#filled = filled + 1
+        return NEED_MORE
+      }
+      value = items
+      const outer = this.#outer.pop()
+      if (outer === undefined) {
+        this.#items = undefined
+        return value
+      }
+      this.#items = outer.items
+      this.#size = outer.size
+      this.#filled = outer.filled
     }
   }
 
@@ -165,103 +290,62 @@ class ReplyParser implements Parser<Reply> {
    * The LF ending the line that starts at `pos` (its type byte), once the line passed the length
    * and CR checks; -1 when `buf` ends first.
    */
-  #findLine(buf: Buffer, pos: number, type: number): number {
+  #findLine(buf: Uint8Array, pos: number, type: number): number {
     const lf = indexOfLF(buf, pos + 1)
     if (lf < 0) {
       this.checkPartialLine(type, buf.length - pos)
       return -1
     }
     if (lf - pos > this.#shortLine) this.checkPartialLine(type, lf - pos)
-    if (buf[lf - 1] !== CR) throw lineError(type)
+    if (buf[lf - 1] !== Byte.CR) throw lineError(type)
     return lf
   }
 
   /**
-   * The body `buf[start, end)` as a value. A body that is at least half of its chunk is returned
-   * as a view of the chunk (no copy, and it keeps at most about twice its own size alive); a
-   * smaller one is copied, so it never pins a large chunk. `copyBulks` copies every body.
+   * The body `buf[start, end)` as a value. A body that is at least half of its chunk (`length`
+   * bytes) is returned as a view of the chunk (no copy, and it keeps at most about twice its own
+   * size alive); a smaller one is copied, so it never pins a large chunk. `copyBulks` copies
+   * every body.
    */
-  #bulkValue(buf: Buffer, start: number, end: number): Buffer {
-    if (!this.#copyBulks && (end - start) * 2 >= buf.length) return buf.subarray(start, end)
+  #bulkValue(buf: Uint8Array, start: number, end: number, length: number): Buffer {
+    if (!this.#copyBulks && (end - start) * 2 >= length) return viewBytes(buf, start, end)
     return copyBytes(buf, start, end)
   }
 
   deliverBulk(body: Buffer): Reply | NeedMore {
     this.bulk = -1
-    return this.#attach(body)
+    return this.#items === undefined ? body : this.#attach(body)
   }
 
   /** `length` counts from the type byte up to the LF, so a simple string's own limit is 2 bytes less. */
   checkPartialLine(type: number, length: number): void {
-    if (length > (type === PLUS || type === DASH ? this.#maxLine + 2 : NUMBER_LINE)) throw tooLong(type)
-  }
-
-  /** Puts a finished value into the innermost open array; returns it when it is a whole reply. */
-  #attach(value: Reply): Reply | NeedMore {
-    const stack = this.#stack
-    // Length first: reading `stack[-1]` of an empty array is a slow named-property lookup in V8.
-    for (let depth = stack.length; depth !== 0; depth = stack.length) {
-      const top = stack[depth - 1]
-      top.items[top.filled++] = value
-      if (top.filled < top.size) return NEED_MORE
-      stack.pop()
-      value = top.items
-    }
-    return value
-  }
-
-  #stop(pos: number): NeedMore {
-    this.pos = pos
-    return NEED_MORE
+    if (length > (type === Byte.Plus || type === Byte.Dash ? this.#maxLine + 2 : NUMBER_LINE)) throw tooLong(type)
   }
 }
 
 /** Reuses the shared instances for the statuses nearly every reply stream is made of. */
-function status(buf: Buffer, start: number, end: number): Status {
+function status(buf: Uint8Array, start: number, end: number): Status {
   const length = end - start
   if (length === 2 && buf[start] === 79 && buf[start + 1] === 75) return OK
-  const text = buf.toString('utf8', start, end)
+  const text = utf8(buf, start, end)
   if (text === 'PONG') return PONG
   if (text === 'QUEUED') return QUEUED
   return new Status(text)
 }
 
-/** Offset just past the line {@link quickInteger} read, or -1 when it read none. */
-let quickEnd = -1
-
-/**
- * The common number line in one pass: an optional `-`, 1 to 15 digits without a leading zero
- * (nor `-0`), then CRLF, all within `buf`. Returns the value and sets {@link quickEnd}; sets it
- * to -1 for anything else, which the general path (`parseInteger`) then reads or refuses.
- */
-function quickInteger(buf: Buffer, i: number, length: number): number {
-  quickEnd = -1
-  const negative = i < length && buf[i] === DASH
-  if (negative) i++
-  const first = i
-  const limit = first + 15 < length ? first + 15 : length
-  let n = 0
-  for (; i < limit; i++) {
-    const digit = buf[i] - ZERO
-    if (digit < 0 || digit > 9) break
-    n = n * 10 + digit
-  }
-  const digits = i - first
-  if (digits === 0 || i + 1 >= length || buf[i] !== CR || buf[i + 1] !== LF) return 0
-  if (buf[first] === ZERO && (digits > 1 || negative)) return 0
-  quickEnd = i + 2
-  return negative ? -n : n
+function utf8(buf: Uint8Array, start: number, end: number): string {
+  return asBuffer(buf).toString('utf8', start, end)
 }
 
 function lineError(type: number): RespProtocolError {
-  if (type === DOLLAR) return new RespProtocolError('invalid bulk length')
-  if (type === STAR) return new RespProtocolError('invalid multibulk length')
-  if (type === COLON) return new RespProtocolError('invalid integer')
+  if (type === Byte.Dollar) return new RespProtocolError('invalid bulk length')
+  if (type === Byte.Star) return new RespProtocolError('invalid multibulk length')
+  if (type === Byte.Colon) return new RespProtocolError('invalid integer')
   return new RespProtocolError('expected CRLF at end of line')
 }
 
 function tooLong(type: number): RespProtocolError {
-  return type === PLUS || type === DASH ? new RespProtocolError('too big simple string or error line') : lineError(type)
+  return type === Byte.Plus || type === Byte.Dash ? new RespProtocolError('too big simple string or error line') : lineError(type)
 }
 
 /**
@@ -278,30 +362,53 @@ export function decodeReply(buf: Uint8Array, offset = 0, options?: RespDecoderOp
 }
 
 /**
- * Streaming RESP2 reply decoder. Feed it socket chunks with `push` (any split is fine), then call
- * `next` until it answers {@link NEED_MORE}:
+ * Streaming RESP2 reply decoder. Two ways to use it, which may be mixed on one decoder:
+ *
+ * - push: {@link RespDecoder.feed} a socket chunk (any split is fine) with a handler that
+ *   receives every reply it completes. The fastest way: replies are parsed straight out of the
+ *   chunk, which is only kept when it ends inside a reply.
+ * - pull: {@link RespDecoder.push} chunks, then call {@link RespDecoder.next} until it answers
+ *   {@link NEED_MORE}; the caller decides when to stop (e.g. one reply per pending command).
  *
  * ```ts
+ * socket.on('data', (chunk) => decoder.feed(chunk, handle))
+ * // or
  * decoder.push(chunk)
  * for (let reply = decoder.next(); reply !== NEED_MORE; reply = decoder.next()) handle(reply)
  * ```
  *
- * A pull API rather than a callback, so the caller decides when to stop (e.g. one reply per
- * pending command) and errors surface where `next` is called.
- *
- * Pushed chunks are kept, not copied: do not write into a chunk's memory after pushing it. A bulk
- * string that makes up at least half of its chunk is a view of that chunk (a large value costs no
- * copy); smaller ones, and every one with `copyBulks: true`, are fresh `Buffer`s.
+ * Chunks are kept, not copied, until their bytes are decoded: do not write into a chunk's memory
+ * after handing it over. A bulk string that makes up at least half of its chunk is a view of
+ * that chunk (a large value costs no copy); smaller ones, and every one with `copyBulks: true`,
+ * are fresh `Buffer`s. A bulk string split across chunks is copied once, into a `Buffer` of its
+ * declared length allocated when its body starts to arrive (`maxBulkLength` bounds it).
  * @public
  */
 export class RespDecoder {
   readonly #stream: ChunkStream<Reply>
 
   constructor(options?: RespDecoderOptions) {
-    this.#stream = new ChunkStream(new ReplyParser(options))
+    // A server is trusted with its bulk lengths (up to `maxBulkLength`): a split bulk gets its
+    // buffer at once and each chunk is copied in as it arrives.
+    this.#stream = new ChunkStream(new ReplyParser(options), true)
   }
 
-  /** Appends bytes read from the server. Ignored after a protocol error. */
+  /**
+   * Decodes `chunk`, after any bytes still buffered, and calls `onReply` with each complete reply
+   * in order. The bytes of a reply that `chunk` leaves incomplete are kept for the next call
+   * (of `feed` or `next`).
+   *
+   * If `onReply` throws, the error propagates at once; the replies after the one it was given
+   * stay buffered and come out of the next call.
+   *
+   * @throws {@link RespProtocolError} on malformed input, after handing over the replies before
+   * it; again on every later call.
+   */
+  feed(chunk: Uint8Array, onReply: ReplyHandler): void {
+    this.#stream.feed(chunk, onReply)
+  }
+
+  /** Appends bytes read from the server, for {@link RespDecoder.next}. Ignored after a protocol error. */
   push(chunk: Uint8Array): void {
     this.#stream.push(chunk)
   }
@@ -314,7 +421,10 @@ export class RespDecoder {
     return this.#stream.next()
   }
 
-  /** Bytes pushed and not yet consumed (elements of a half-read array are consumed); for backpressure. */
+  /**
+   * Bytes received and not yet decoded into a reply (elements of a half-read array count as
+   * decoded; the received part of a split bulk string does not); for backpressure.
+   */
   get bufferedBytes(): number {
     return this.#stream.buffered
   }

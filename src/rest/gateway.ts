@@ -2,7 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto'
 import { ReplyError, type Arg, type Command, type Reply } from '../reply.js'
 import { encodeReply } from '../resp/encode.js'
 import { BackendUnavailableError, type CallContext, type Executor, type PubSubEvent } from '../executor/executor.js'
-import { resolveCommand, restAvailability, isReadOnly, type CommandInfo } from '../commands/lookup.js'
+import { resolveCommand, restAvailability, isReadOnly, readOnlyTokenMay, type CommandInfo } from '../commands/lookup.js'
 import { TokenStore, generateToken, principalId, type Authenticator, type Principal, type UserTokenEntry } from '../auth/tokens.js'
 import { checkPermission, noPermission } from '../auth/permissions.js'
 import { Limits, type Endpoint, type LimitOptions } from '../auth/limits.js'
@@ -100,7 +100,55 @@ interface Row {
   readonly local: boolean
   /** The command's table entry, when the table knows it. */
   readonly info?: CommandInfo
+  /** Known to the table and not flagged `readonly`: running it counts as a write (sync token). */
+  readonly write: boolean
   refusal: RestError | null
+}
+
+/** What admission needs to know of a command from the table, worked out once per command. */
+interface Admission {
+  readonly info: CommandInfo
+  /** Available on the REST endpoints; null when it depends on the arguments (`XREAD … BLOCK`). */
+  readonly available: boolean | null
+  /** The read-only token may run it. */
+  readonly readonlyMay: boolean
+  /** Not flagged `readonly`. */
+  readonly write: boolean
+}
+
+const admissions = new Map<CommandInfo, Admission>()
+/** Admissions by the first word as sent, for commands without subcommands (the word decides). */
+const admissionsByWord = new Map<string, Admission>()
+/** Bounds the by-word map: every case spelling of every name could otherwise be added. */
+const MAX_ADMISSION_WORDS = 1024
+
+function admissionOf(info: CommandInfo): Admission {
+  let admission = admissions.get(info)
+  if (admission === undefined) {
+    admission = {
+      info,
+      available: info.flags.has('blocking') ? null : restAvailability(info) === 'ok',
+      readonlyMay: readOnlyTokenMay(info),
+      write: !isReadOnly(info),
+    }
+    admissions.set(info, admission)
+  }
+  return admission
+}
+
+/**
+ * The admission of the command `command` runs, or undefined for a command the table does not
+ * know. (A first word found by {@link admissionsByWord} names a command without subcommands.)
+ */
+function resolveAdmission(command: Command): Admission | undefined {
+  const word = command[0]
+  const info = resolveCommand(command)
+  if (info === undefined) return undefined
+  const admission = admissionOf(info)
+  if (typeof word === 'string' && info.subcommands === undefined && info.parent === undefined && admissionsByWord.size < MAX_ADMISSION_WORDS) {
+    admissionsByWord.set(word, admission)
+  }
+  return admission
 }
 
 const utf8 = new TextDecoder()
@@ -153,28 +201,57 @@ export function createGateway(options: GatewayOptions): Gateway {
   const syncPrefix = Date.now().toString(36)
   let writes = 0
 
-  const headers = (contentType: string): Record<string, string> => {
+  // Responses share one frozen headers object while no write happens in between (adapters may
+  // rely on that to reuse work per headers object; see the Node adapter).
+  let jsonHeaders: Readonly<Record<string, string>> | undefined
+  let jsonHeadersWrites = -1
+  const headers = (contentType: string): Readonly<Record<string, string>> => {
+    if (contentType === JSON_TYPE && jsonHeadersWrites === writes && jsonHeaders !== undefined) return jsonHeaders
     const token = `${syncPrefix}-${writes}`
-    return { 'content-type': contentType, 'service-sync-token': token, 'upstash-sync-token': token }
+    const made = Object.freeze({ 'content-type': contentType, 'service-sync-token': token, 'upstash-sync-token': token })
+    if (contentType === JSON_TYPE) {
+      jsonHeaders = made
+      jsonHeadersWrites = writes
+    }
+    return made
   }
   const json = (status: number, body: string): RestResponse => ({ status, headers: headers(JSON_TYPE), body })
   const fail = (error: RestError): RestResponse => json(error.status, errorEnvelope(error.message))
 
-  /** Checks availability, permission and size of one command. */
-  const admit = (principal: Principal, command: Command): Row => {
-    if (isRestToken(command)) {
-      const refusal = command.length !== 4 ? RESTTOKEN_ARITY : limits.tooLarge(command) ? MAX_REQUEST_SIZE : null
-      return { command, local: true, refusal }
+  /**
+   * Checks availability, permission and size of one command. `sized`: the caller already knows
+   * the command is within `maxRequestSize` (it came from a body that is).
+   */
+  const admit = (principal: Principal, command: Command, sized = false): Row => {
+    const word = command[0]
+    let admission = typeof word === 'string' ? admissionsByWord.get(word) : undefined
+    if (admission === undefined) {
+      // ACL RESTTOKEN is the gateway's own, whatever the table says of it.
+      if (isRestToken(command)) {
+        const refusal = command.length !== 4 ? RESTTOKEN_ARITY : !sized && limits.tooLarge(command) ? MAX_REQUEST_SIZE : null
+        return { command, local: true, write: false, refusal }
+      }
+      admission = resolveAdmission(command)
     }
-    const info = resolveCommand(command)
-    if (info !== undefined) {
-      if (restAvailability(info, command) !== 'ok') return { command, local: false, info, refusal: commandNotAvailable(commandName(command)) }
-      const denied = checkPermission(principal, command, info)
-      if (denied !== null) return { command, local: false, info, refusal: new RestError(400, denied) }
+    if (admission !== undefined) {
+      const { info, write } = admission
+      const available = admission.available ?? restAvailability(info, command) === 'ok'
+      if (!available) return { command, local: false, info, write, refusal: commandNotAvailable(commandName(command)) }
+      // checkPermission's rule, from the admission: only the read-only token is checked here.
+      if (principal.kind === 'readonly' && !admission.readonlyMay) return { command, local: false, info, write, refusal: new RestError(400, noPermission(info.name)) }
     }
-    if (limits.tooLarge(command)) return { command, local: false, info, refusal: MAX_REQUEST_SIZE }
-    return { command, local: false, info, refusal: null }
+    const info = admission?.info
+    const write = admission?.write ?? false
+    if (!sized && limits.tooLarge(command)) return { command, local: false, info, write, refusal: MAX_REQUEST_SIZE }
+    return { command, local: false, info, write, refusal: null }
   }
+
+  /**
+   * Whether every command of a request body is within `maxRequestSize` because the body is: a
+   * command's words take at most the bytes of their JSON text, except where the body's invalid
+   * UTF-8 was replaced by U+FFFD (3 bytes for 1), hence the factor.
+   */
+  const bodyWithinCommandLimit = (body: Uint8Array | undefined): boolean => body === undefined || 3 * body.length <= limits.maxRequestSize
 
   /** Counts writes for the sync token once a command is about to run. */
   const counted = (rows: readonly Row[]): void => {
@@ -282,6 +359,12 @@ export function createGateway(options: GatewayOptions): Gateway {
 
   /** A pipeline's rows in order: runs of executor rows go as one pipeline, gateway rows between them. */
   const runPipeline = async (rows: readonly Row[], context: CallContext): Promise<Reply[]> => {
+    if (rows.every((row) => row.refusal === null && !row.local)) {
+      return executor.pipeline(
+        rows.map((row) => row.command),
+        context,
+      )
+    }
     const replies: Reply[] = new Array(rows.length)
     let batch: number[] = []
     const flush = async (): Promise<void> => {
@@ -336,19 +419,21 @@ export function createGateway(options: GatewayOptions): Gateway {
         return render(reply, format)
       }
       case 'pipeline': {
-        const rows = call.commands.map((command) => admit(principal, command))
+        const sized = bodyWithinCommandLimit(request.body)
+        const rows = call.commands.map((command) => admit(principal, command, sized))
         const taken = takeDaily(rows)
         if (taken > 0) usage('pipeline', taken)
         counted(rows)
         const replies = await runPipeline(rows, context)
-        noticeAclChanges(rows.filter((row) => row.refusal === null).map((row) => row.command))
+        if (store !== undefined && store.userTokenCount > 0) noticeAclChanges(rows.filter((row) => row.refusal === null).map((row) => row.command))
         if (format.resp2) {
           return { status: 200, headers: headers('application/octet-stream'), body: Buffer.concat(replies.map(encodeReply)) }
         }
         return json(200, envelopes(replies, format.encoding))
       }
       case 'transaction': {
-        const rows = call.commands.map((command) => admit(principal, command))
+        const sized = bodyWithinCommandLimit(request.body)
+        const rows = call.commands.map((command) => admit(principal, command, sized))
         for (const row of rows) if (row.refusal !== null) return fail(row.refusal)
         // An ACL user needs MULTI and EXEC. Asked first: a server that refuses MULTI would run
         // the commands sent after it one by one, outside any transaction.
@@ -448,7 +533,7 @@ export function createGateway(options: GatewayOptions): Gateway {
 
 /** A command that will run on the executor and is not flagged `readonly`. */
 function isWriteRow(row: Row): boolean {
-  return row.refusal === null && !row.local && row.info !== undefined && !isReadOnly(row.info)
+  return row.refusal === null && !row.local && row.write
 }
 
 function wrap(principal: Principal | undefined): { principal: Principal; entry?: UserTokenEntry } | undefined {

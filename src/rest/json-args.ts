@@ -19,8 +19,23 @@ export function parseCommandMatrix(text: string): Arg[][] | RestError {
   return result instanceof Array ? (result as Arg[][]) : result
 }
 
+const OPEN_BRACKET = 0x5b
+const CLOSE_BRACKET = 0x5d
+const COMMA = 0x2c
+const QUOTE = 0x22
+const BACKSLASH = 0x5c
+
+/** How many distinct command names a reader keeps for reuse. */
+const RECENT_NAMES = 8
+
+/** Reads characters by code (`charCodeAt`): no one-character strings on the way. */
 class JsonReader {
   private pos = 0
+  /**
+   * Command names read so far (a few): a name seen before is handed out as the same string, so
+   * the lookups by name that follow (the gateway's, the engine's) find its hash already computed.
+   */
+  private readonly names: string[] = []
   constructor(private readonly text: string) {}
 
   document(depth: 1 | 2): Arg[] | Arg[][] | RestError {
@@ -33,52 +48,75 @@ class JsonReader {
   }
 
   private matrix(): Arg[][] | RestError {
-    if (this.text[this.pos] !== '[') return this.fail('expected a JSON array of commands, e.g. [["SET","k","v"],["GET","k"]]')
+    if (this.text.charCodeAt(this.pos) !== OPEN_BRACKET) return this.fail('expected a JSON array of commands, e.g. [["SET","k","v"],["GET","k"]]')
     this.pos++
     const rows: Arg[][] = []
     this.skipSpace()
-    if (this.text[this.pos] === ']') {
+    if (this.text.charCodeAt(this.pos) === CLOSE_BRACKET) {
       this.pos++
       return rows
     }
     for (;;) {
       this.skipSpace()
-      if (this.text[this.pos] !== '[') return this.fail('each command must be a JSON array, e.g. ["GET","k"]')
+      if (this.text.charCodeAt(this.pos) !== OPEN_BRACKET) return this.fail('each command must be a JSON array, e.g. ["GET","k"]')
       const row = this.argArray()
       if (!(row instanceof Array)) return row
       rows.push(row)
       this.skipSpace()
-      const next = this.text[this.pos++]
-      if (next === ']') return rows
-      if (next !== ',') return this.fail('invalid JSON: expected , or ]', this.pos - 1)
+      const next = this.text.charCodeAt(this.pos++)
+      if (next === CLOSE_BRACKET) return rows
+      if (next !== COMMA) return this.fail('invalid JSON: expected , or ]', this.pos - 1)
     }
   }
 
   private argArray(): Arg[] | RestError {
-    if (this.text[this.pos] !== '[') return this.fail('expected a JSON array, e.g. ["SET","k","v"]')
+    if (this.text.charCodeAt(this.pos) !== OPEN_BRACKET) return this.fail('expected a JSON array, e.g. ["SET","k","v"]')
     this.pos++
     const args: Arg[] = []
     this.skipSpace()
-    if (this.text[this.pos] === ']') {
+    if (this.text.charCodeAt(this.pos) === CLOSE_BRACKET) {
       this.pos++
       return args
     }
     for (;;) {
       this.skipSpace()
-      const arg = this.arg()
+      const arg = args.length === 0 ? this.name() : this.arg()
       if (typeof arg !== 'string') return arg
       args.push(arg)
       this.skipSpace()
-      const next = this.text[this.pos++]
-      if (next === ']') return args
-      if (next !== ',') return this.fail('invalid JSON: expected , or ]', this.pos - 1)
+      const next = this.text.charCodeAt(this.pos++)
+      if (next === CLOSE_BRACKET) return args
+      if (next !== COMMA) return this.fail('invalid JSON: expected , or ]', this.pos - 1)
     }
   }
 
+  /** The first word of a command: {@link JsonReader.arg}, reusing an equal name read before. */
+  private name(): string | RestError {
+    const text = this.text
+    const start = this.pos + 1
+    if (text.charCodeAt(this.pos) === QUOTE) {
+      const names = this.names
+      for (let k = 0; k < names.length; k++) {
+        const known = names[k]
+        const end = start + known.length
+        if (text.charCodeAt(end) === QUOTE && text.startsWith(known, start)) {
+          this.pos = end + 1
+          return known
+        }
+      }
+    }
+    const name = this.arg()
+    // Only a name written without escapes is its own source text, which the match above needs.
+    const plain = typeof name === 'string' && this.pos - start === name.length + 1 && text.charCodeAt(start - 1) === QUOTE
+    if (plain && this.names.length < RECENT_NAMES) this.names.push(name)
+    return name
+  }
+
   private arg(): string | RestError {
+    const code = this.text.charCodeAt(this.pos)
+    if (code === QUOTE) return this.string()
+    if (code === 0x2d || (code >= 0x30 && code <= 0x39)) return this.number()
     const c = this.text[this.pos]
-    if (c === '"') return this.string()
-    if (c === '-' || (c >= '0' && c <= '9')) return this.number()
     if (c === '[' || c === '{') return this.fail('command arguments must be strings or numbers, not arrays or objects')
     if (this.text.startsWith('true', this.pos) || this.text.startsWith('false', this.pos) || this.text.startsWith('null', this.pos)) {
       return this.fail('command arguments must be strings or numbers')
@@ -97,17 +135,18 @@ class JsonReader {
     return match[0]
   }
 
-  private static readonly PLAIN = /[^"\\\u0000-\u001f]*/y
-
   private string(): string | RestError {
+    const text = this.text
     const start = this.pos
-    const plain = JsonReader.PLAIN
-    plain.lastIndex = start + 1
-    plain.exec(this.text)
-    const end = plain.lastIndex
-    if (this.text[end] === '"') {
+    // The plain run: up to a quote, a backslash or a control character.
+    let end = start + 1
+    for (; end < text.length; end++) {
+      const c = text.charCodeAt(end)
+      if (c === QUOTE || c === BACKSLASH || c < 0x20) break
+    }
+    if (text.charCodeAt(end) === QUOTE) {
       this.pos = end + 1
-      return this.text.slice(start + 1, end)
+      return text.slice(start + 1, end)
     }
     // Escapes or control characters: find the closing quote and let JSON.parse do the decoding.
     let i = end

@@ -32,11 +32,32 @@ export function replyToJson(reply: Reply, encoding: StringEncoding = 'utf8'): st
   return out + ']'
 }
 
+/** Bulks up to this many bytes are copied into a string character by character. */
+const SHORT_BULK = 12
+
 function bulkToJson(bytes: Uint8Array, encoding: StringEncoding): string {
   if (encoding === 'base64') {
     return `"${Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64')}"`
   }
-  return JSON.stringify(utf8.decode(bytes))
+  // Printable ASCII other than `"` and `\` is its own JSON text: no decoding, no escaping. Most
+  // values are short, and a short string is cheaper to build here than through the decoder.
+  const length = bytes.length
+  if (length <= SHORT_BULK) {
+    let out = '"'
+    for (let i = 0; i < length; i++) {
+      const c = bytes[i]
+      if (!isPlainJsonByte(c)) return JSON.stringify(utf8.decode(bytes))
+      out += String.fromCharCode(c)
+    }
+    return out + '"'
+  }
+  for (let i = 0; i < length; i++) if (!isPlainJsonByte(bytes[i])) return JSON.stringify(utf8.decode(bytes))
+  return '"' + utf8.decode(bytes) + '"'
+}
+
+/** A byte JSON.stringify writes as itself: printable ASCII except `"` and `\`. */
+function isPlainJsonByte(c: number): boolean {
+  return c >= 0x20 && c <= 0x7e && c !== 0x22 && c !== 0x5c
 }
 
 /**
@@ -55,10 +76,20 @@ export function errorEnvelope(message: string): string {
 
 /** A JSON array of envelopes, one per reply (pipelines and transactions). @public */
 export function envelopes(replies: readonly Reply[], encoding: StringEncoding = 'utf8'): string {
+  // Few, large pieces: the separator, the closing brace of the result before and the opening of
+  // the next one are appended as one constant (the text is joined once, when it is written).
   let out = '['
+  let resultOpen = false
   for (let i = 0; i < replies.length; i++) {
-    if (i !== 0) out += ','
-    out += envelope(replies[i], encoding)
+    const reply = replies[i]
+    if (reply instanceof ReplyError) {
+      out += (resultOpen ? '},' : i === 0 ? '' : ',') + errorEnvelope(reply.message)
+      resultOpen = false
+    } else {
+      out += resultOpen ? '},{"result":' : i === 0 ? '{"result":' : ',{"result":'
+      out += replyToJson(reply, encoding)
+      resultOpen = true
+    }
   }
-  return out + ']'
+  return out + (resultOpen ? '}]' : ']')
 }

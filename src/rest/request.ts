@@ -47,12 +47,30 @@ export function splitUrl(url: string): RequestTarget {
 export function requestToken(headers: RestRequest['headers'], query: string): string | undefined {
   const authorization = headers.get('authorization')
   if (authorization !== null) {
-    const match = /^\s*bearer\s+(\S+)\s*$/i.exec(authorization)
+    const token = plainBearer(authorization)
+    if (token !== undefined) return token
+    const match = BEARER.exec(authorization)
     if (match !== null) return match[1]
   }
   if (query.length === 0 || !query.includes('_token=')) return undefined
   for (const [name, value] of queryPairs(query)) if (name === '_token') return value
   return undefined
+}
+
+const BEARER = /^\s*bearer\s+(\S+)\s*$/i
+
+/**
+ * The token of `Bearer <token>` as clients write it (that spelling, one space, no other
+ * whitespace), found without the regular expression; undefined for any other form.
+ */
+function plainBearer(authorization: string): string | undefined {
+  if (authorization.length <= 7 || !authorization.startsWith('Bearer ')) return undefined
+  for (let i = 7; i < authorization.length; i++) {
+    const c = authorization.charCodeAt(i)
+    // \S of the regular expression: anything but ASCII and Unicode whitespace; leave those to it.
+    if (c <= 0x20 || (c >= 0x7f && c <= 0xa0) || c > 0x167f) return undefined
+  }
+  return authorization.slice(7)
 }
 
 /**

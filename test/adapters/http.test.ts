@@ -1,12 +1,97 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { request as httpRequest } from 'node:http'
+import { connect, type Socket } from 'node:net'
 import { createNodeHandler } from '../../src/adapters/node.js'
 import { createFetchHandler } from '../../src/adapters/fetch.js'
+import { createGateway } from '../../src/rest/gateway.js'
+import { TokenStore } from '../../src/auth/tokens.js'
 import { MemoryExecutor } from '../../src/executor/memory/memory-executor.js'
 import { listen } from '../support/http.js'
 
 const TOKEN = 'tok'
 const auth = { authorization: `Bearer ${TOKEN}` }
+
+/** One keep-alive connection on which raw requests are written and whole responses read in order. */
+class RawConnection {
+  private buffered = Buffer.alloc(0)
+  private waiting: (() => void) | undefined
+
+  private constructor(private readonly socket: Socket) {
+    socket.on('data', (chunk: Buffer) => {
+      this.buffered = Buffer.concat([this.buffered, chunk])
+      this.waiting?.()
+    })
+  }
+
+  static async open(url: string): Promise<RawConnection> {
+    const { hostname, port } = new URL(url)
+    const socket = connect(Number(port), hostname)
+    await new Promise<void>((resolve, reject) => socket.once('connect', resolve).once('error', reject))
+    return new RawConnection(socket)
+  }
+
+  /** `GET path`, or with a body `POST path`, as HTTP/1.1 text. */
+  static request(path: string, token: string, body?: string): string {
+    const head = `${body === undefined ? 'GET' : 'POST'} ${path} HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ${token}\r\n`
+    return body === undefined ? `${head}\r\n` : `${head}content-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`
+  }
+
+  /** Writes requests in one write (HTTP pipelining). */
+  send(...requests: string[]): void {
+    this.socket.write(requests.join(''))
+  }
+
+  /** The next `count` responses, in the order they arrive: status and body. */
+  async responses(count: number): Promise<{ status: number; body: string }[]> {
+    const out: { status: number; body: string }[] = []
+    while (out.length < count) {
+      const response = this.take()
+      if (response !== undefined) {
+        out.push(response)
+        continue
+      }
+      await new Promise<void>((resolve, reject) => {
+        this.waiting = resolve
+        this.socket.once('close', () => reject(new Error('connection closed')))
+      })
+    }
+    return out
+  }
+
+  /** A whole response from the front of the buffer (content-length or chunked), if there is one. */
+  private take(): { status: number; body: string } | undefined {
+    const end = this.buffered.indexOf('\r\n\r\n')
+    if (end === -1) return undefined
+    const head = this.buffered.subarray(0, end).toString('latin1')
+    const status = Number(head.split(' ')[1])
+    let at = end + 4
+    const length = /\r\ncontent-length: (\d+)/i.exec(head)?.[1]
+    if (length !== undefined) {
+      if (this.buffered.length < at + Number(length)) return undefined
+      const body = this.buffered.subarray(at, at + Number(length)).toString('utf8')
+      this.buffered = this.buffered.subarray(at + Number(length))
+      return { status, body }
+    }
+    // Chunked: size line, data, CRLF … up to the zero-size chunk.
+    const parts: Buffer[] = []
+    for (;;) {
+      const line = this.buffered.indexOf('\r\n', at)
+      if (line === -1) return undefined
+      const size = parseInt(this.buffered.subarray(at, line).toString('latin1'), 16)
+      if (this.buffered.length < line + 2 + size + 2) return undefined
+      if (size === 0) {
+        this.buffered = this.buffered.subarray(line + 4)
+        return { status, body: Buffer.concat(parts).toString('utf8') }
+      }
+      parts.push(this.buffered.subarray(line + 2, line + 2 + size))
+      at = line + 2 + size + 2
+    }
+  }
+
+  close(): void {
+    this.socket.destroy()
+  }
+}
 
 describe('Node http handler on a real server', () => {
   const executor = new MemoryExecutor()
@@ -82,6 +167,138 @@ describe('Node http handler on a real server', () => {
       expect(await response.json()).toEqual({ result: 'parsed' })
     } finally {
       await withParser.close()
+    }
+  })
+})
+
+describe('Node http handler: one connection, several requests', () => {
+  const executor = new MemoryExecutor()
+  const tokens = new TokenStore({ token: TOKEN })
+  let server: Awaited<ReturnType<typeof listen>>
+  beforeAll(async () => {
+    server = await listen(createNodeHandler(createGateway({ executor, auth: tokens })))
+  })
+  afterAll(async () => {
+    await server.close()
+    await executor.close()
+  })
+
+  test('pipelined requests are answered in order and run in order, those with a body too', async () => {
+    const connection = await RawConnection.open(server.url)
+    try {
+      const { request } = RawConnection
+      connection.send(
+        request('/set/order', TOKEN, 'one'), // a body: read before it runs
+        request('/get/order', TOKEN), // no body: must still run after the SET
+        request('/set/order/two', TOKEN),
+        request('/pipeline', TOKEN, '[["GET","order"],["SET","order","three"]]'),
+        request('/get/order', TOKEN),
+        request('/incr/order', TOKEN),
+        request('/get/order', TOKEN),
+      )
+      expect(await connection.responses(7)).toEqual([
+        { status: 200, body: '{"result":"OK"}' },
+        { status: 200, body: '{"result":"one"}' },
+        { status: 200, body: '{"result":"OK"}' },
+        { status: 200, body: '[{"result":"two"},{"result":"OK"}]' },
+        { status: 200, body: '{"result":"three"}' },
+        { status: 400, body: '{"error":"ERR value is not an integer or out of range"}' },
+        { status: 200, body: '{"result":"three"}' },
+      ])
+    } finally {
+      connection.close()
+    }
+  })
+
+  test('many pipelined requests on several connections: each connection gets its answers in its order', async () => {
+    const connections = await Promise.all([0, 1, 2].map(() => RawConnection.open(server.url)))
+    try {
+      connections.forEach((connection, c) =>
+        connection.send(...Array.from({ length: 50 }, (_, i) => RawConnection.request(`/echo/c${c}-${i}`, TOKEN))),
+      )
+      const answers = await Promise.all(connections.map((connection) => connection.responses(50)))
+      answers.forEach((responses, c) => expect(responses.map((r) => r.body)).toEqual(Array.from({ length: 50 }, (_, i) => `{"result":"c${c}-${i}"}`)))
+    } finally {
+      for (const connection of connections) connection.close()
+    }
+  })
+
+  test('a rotated token is refused on the very next request of the same keep-alive connection', async () => {
+    const connection = await RawConnection.open(server.url)
+    try {
+      connection.send(RawConnection.request('/ping', TOKEN))
+      expect(await connection.responses(1)).toEqual([{ status: 200, body: '{"result":"PONG"}' }])
+      const { token: next } = tokens.rotate()
+      connection.send(RawConnection.request('/ping', TOKEN), RawConnection.request('/ping', next))
+      expect(await connection.responses(2)).toEqual([
+        { status: 401, body: '{"error":"WRONGPASS invalid or missing auth token"}' },
+        { status: 200, body: '{"result":"PONG"}' },
+      ])
+      tokens.rotate({ token: TOKEN })
+      connection.send(RawConnection.request('/ping', next), RawConnection.request('/ping', TOKEN))
+      expect((await connection.responses(2)).map((r) => r.status)).toEqual([401, 200])
+    } finally {
+      connection.close()
+    }
+  })
+
+  test('a response that cannot be written goes to next(error), or becomes a 500; the connection keeps serving', async () => {
+    const real = createGateway({ executor, token: TOKEN })
+    const broken = {
+      ...real,
+      handle: async (request: Parameters<typeof real.handle>[0]) => {
+        const response = await real.handle(request)
+        return request.url.startsWith('/broken') ? { ...response, headers: { ...response.headers, 'x-bad': 'line\nbreak' } } : response
+      },
+    }
+    const errors: unknown[] = []
+    const withNext = createNodeHandler(broken)
+    const mounted = await listen((req, res) => {
+      if (req.url?.startsWith('/next/')) {
+        req.url = req.url.slice('/next'.length)
+        withNext(req, res, (error) => {
+          errors.push(error)
+          res.writeHead(502).end('from next')
+        })
+      } else withNext(req, res)
+    })
+    const connection = await RawConnection.open(mounted.url)
+    try {
+      const { request } = RawConnection
+      connection.send(request('/broken/ping', TOKEN), request('/ping', TOKEN), request('/next/broken/ping', TOKEN), request('/next/ping', TOKEN))
+      expect(await connection.responses(4)).toEqual([
+        { status: 500, body: '{"error":"ERR internal error"}' },
+        { status: 200, body: '{"result":"PONG"}' },
+        { status: 502, body: 'from next' },
+        { status: 200, body: '{"result":"PONG"}' },
+      ])
+      expect(errors).toHaveLength(1)
+    } finally {
+      connection.close()
+      await mounted.close()
+    }
+  })
+
+  test('an event stream streams: its events arrive while the response is still open', async () => {
+    const controller = new AbortController()
+    const response = await fetch(`${server.url}/subscribe/news`, { method: 'POST', headers: auth, signal: controller.signal })
+    try {
+      expect(response.headers.get('content-type')).toBe('text/event-stream')
+      const reader = response.body!.getReader()
+      const decoder = new TextDecoder()
+      let received = ''
+      const until = async (text: string) => {
+        while (!received.includes(text)) {
+          const { value, done } = await reader.read()
+          if (done) throw new Error(`stream ended before ${text}`)
+          received += decoder.decode(value)
+        }
+      }
+      await until('data: subscribe,news,1')
+      expect(await (await fetch(`${server.url}/publish/news/hello`, { headers: auth })).json()).toEqual({ result: 1 })
+      await until('data: message,news,hello')
+    } finally {
+      controller.abort()
     }
   })
 })

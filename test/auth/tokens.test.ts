@@ -86,6 +86,56 @@ describe('TokenStore', () => {
     expect(store.authenticate(user)).toBeDefined()
   })
 
+  test('a token accepted before is refused as soon as the store changes (remembered verdicts are forgotten)', () => {
+    const store = new TokenStore({ token: 'a', readonlyToken: 'b', maxUserTokens: 2 })
+    const alice = store.issueUserToken('alice', 'pw')
+    const bob = store.issueUserToken('bob', 'pw')
+    // Each accepted once, so each is remembered.
+    for (const token of ['a', 'b', alice, bob]) expect(store.authenticate(token)).toBeDefined()
+    expect(store.authenticate('a')).toBe(store.authenticate('a'))
+
+    store.rotate({ token: 'c', readonlyToken: 'd' })
+    expect(store.authenticate('a')).toBeUndefined()
+    expect(store.authenticate('b')).toBeUndefined()
+    expect(store.authenticate('c')).toEqual({ kind: 'standard' })
+    expect(store.authenticate('d')).toEqual({ kind: 'readonly' })
+
+    store.revokeUserTokens('alice')
+    expect(store.authenticate(alice)).toBeUndefined()
+    expect(store.authenticate(bob)).toEqual({ kind: 'user', user: 'bob', password: 'pw' })
+
+    store.revoke(store.lookup(bob)!.entry!)
+    expect(store.authenticate(bob)).toBeUndefined()
+
+    // Forgotten to make room (maxUserTokens 2) after being accepted.
+    const carol = store.issueUserToken('carol', 'pw')
+    const dave = store.issueUserToken('dave', 'pw')
+    expect(store.authenticate(carol)).toBeDefined()
+    store.issueUserToken('erin', 'pw')
+    expect(store.authenticate(carol)).toBeUndefined()
+    expect(store.authenticate(dave)).toBeDefined()
+
+    store.revokeUserTokens()
+    expect(store.authenticate(dave)).toBeUndefined()
+  })
+
+  test('remembered verdicts keep the stale flag of the entry they point to', () => {
+    const store = new TokenStore({ token: 't' })
+    const alice = store.issueUserToken('alice', 'pw')
+    const entry = store.lookup(alice)!.entry!
+    store.markStale(['alice'])
+    expect(store.lookup(alice)!.entry).toBe(entry)
+    expect(store.lookup(alice)!.entry!.stale).toBe(true)
+  })
+
+  test('more accepted tokens than are remembered: every one is still accepted, a wrong one still refused', () => {
+    const store = new TokenStore({ token: 't', maxUserTokens: 5000 })
+    const tokens = Array.from({ length: 2000 }, (_, i) => store.issueUserToken(`u${i}`, 'pw'))
+    for (const token of tokens) expect(store.authenticate(token)).toBeDefined()
+    for (const token of tokens) expect(store.authenticate(token)).toBeDefined()
+    expect(store.authenticate('wrong')).toBeUndefined()
+  })
+
   test('generated tokens are 32 random bytes, base64url', () => {
     const a = generateToken()
     expect(a).toMatch(/^[A-Za-z0-9_-]{43}$/)

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { decodeReply, NEED_MORE, RespDecoder, RespProtocolError } from '../../src/resp/index.js'
-import { OK, PONG, QUEUED, ReplyError, Status } from '../../src/reply.js'
-import { drain, fixtures, outcome, splitAt, valueOf } from './helpers.js'
+import { OK, PONG, QUEUED, ReplyError, Status, type Reply } from '../../src/reply.js'
+import { drain, feedOutcome, fixtures, outcome, splitAt, valueOf } from './helpers.js'
 
 const bin = (s: string): Buffer => Buffer.from(s, 'latin1')
 
@@ -148,6 +148,201 @@ describe('RespDecoder chunking', () => {
   })
 })
 
+/** Feeds `chunks` one by one and returns every reply handed to the handler. */
+function feedAll(decoder: RespDecoder, chunks: readonly Uint8Array[]): Reply[] {
+  const got: Reply[] = []
+  for (const chunk of chunks) decoder.feed(chunk, (reply) => got.push(reply))
+  return got
+}
+
+describe('RespDecoder.feed', () => {
+  it.each(fixtures)('decodes $name split in two at every offset', ({ bytes, value }) => {
+    for (let k = 0; k <= bytes.length; k++) {
+      const decoder = new RespDecoder()
+      expect(feedAll(decoder, [bytes.subarray(0, k), bytes.subarray(k)])).toStrictEqual([value])
+      expect(decoder.bufferedBytes).toBe(0)
+    }
+  })
+
+  it.each(fixtures)('decodes $name fed one byte at a time', ({ bytes, value }) => {
+    const oneByOne = Array.from(bytes, (byte) => Buffer.from([byte]))
+    expect(feedOutcome(new RespDecoder(), oneByOne)).toStrictEqual({ values: [value], end: 'need-more' })
+  })
+
+  it('decodes all fixtures pipelined in one chunk, in order', () => {
+    const decoder = new RespDecoder()
+    expect(feedAll(decoder, [Buffer.concat(fixtures.map((f) => f.bytes))])).toStrictEqual(fixtures.map((f) => f.value))
+    expect(decoder.bufferedBytes).toBe(0)
+  })
+
+  it('decodes the pipeline identically at every two-chunk split, and one byte at a time', () => {
+    const all = Buffer.concat(fixtures.map((f) => f.bytes))
+    const expected = { values: fixtures.map((f) => f.value), end: 'need-more' }
+    for (let k = 0; k <= all.length; k++) expect(feedOutcome(new RespDecoder(), splitAt(all, [k]))).toStrictEqual(expected)
+    expect(feedOutcome(new RespDecoder(), Array.from(all, (byte) => Buffer.from([byte])))).toStrictEqual(expected)
+  })
+
+  it('decodes the pipeline identically at every three-chunk split', () => {
+    const all = Buffer.concat([bin('*3\r\n$3\r\nfoo\r\n:-12\r\n*1\r\n+OK\r\n'), bin('$5\r\nhello\r\n-ERR x\r\n$-1\r\n')])
+    const expected = { values: [[bin('foo'), -12, [OK]], bin('hello'), new ReplyError('ERR x'), null], end: 'need-more' }
+    for (let a = 0; a <= all.length; a++) {
+      for (let b = a; b <= all.length; b++) {
+        expect(feedOutcome(new RespDecoder(), splitAt(all, [a, b]))).toStrictEqual(expected)
+      }
+    }
+  })
+
+  it('mixes with push and next on one decoder', () => {
+    const decoder = new RespDecoder()
+    decoder.push(bin(':1\r\n:2'))
+    expect(feedAll(decoder, [bin('\r\n$3\r\nab')])).toStrictEqual([1, 2])
+    expect(decoder.next()).toBe(NEED_MORE)
+    decoder.push(bin('c\r\n*2\r\n:3\r\n'))
+    expect(decoder.next()).toStrictEqual(bin('abc'))
+    expect(decoder.next()).toBe(NEED_MORE)
+    expect(feedAll(decoder, [bin(':4\r\n+OK\r\n')])).toStrictEqual([[3, 4], OK])
+    expect(decoder.bufferedBytes).toBe(0)
+  })
+
+  it('accepts plain Uint8Array chunks, and still returns Buffers and text', () => {
+    const wire = Buffer.concat(fixtures.map((f) => f.bytes))
+    const expected = { values: fixtures.map((f) => f.value), end: 'need-more' }
+    const plain = (bytes: Uint8Array): Uint8Array => new Uint8Array(bytes)
+    for (const k of [0, 1, 7, 100, wire.length >> 1, wire.length - 1]) {
+      const got = feedOutcome(new RespDecoder(), splitAt(wire, [k]).map(plain))
+      expect(got).toStrictEqual(expected)
+    }
+    const [bulk] = feedAll(new RespDecoder(), [plain(bin('$16\r\nabcdefghijklmnop\r\n'))]) as [Buffer]
+    expect(Buffer.isBuffer(bulk)).toBe(true)
+    expect(bulk.toString()).toBe('abcdefghijklmnop')
+  })
+
+  it('returns a bulk string that is at least half of its chunk as a view, and copies smaller ones', () => {
+    const chunk = bin(`$16\r\n${'a'.repeat(16)}\r\n$1\r\nb\r\n`)
+    const [big, small] = feedAll(new RespDecoder(), [chunk]) as [Buffer, Buffer]
+    expect(big.buffer).toBe(chunk.buffer)
+    expect(big.byteOffset).toBe(chunk.byteOffset + 5)
+    chunk.fill(0)
+    expect(small.toString()).toBe('b')
+    expect(big.equals(Buffer.alloc(16))).toBe(true)
+  })
+
+  it('copies every bulk string with copyBulks', () => {
+    const chunk = bin(`$16\r\n${'a'.repeat(16)}\r\n`)
+    const [value] = feedAll(new RespDecoder({ copyBulks: true }), [chunk]) as [Buffer]
+    chunk.fill(0)
+    expect(value.toString()).toBe('a'.repeat(16))
+  })
+
+  it('copies bulk strings of every length, up to and past the short-copy sizes, exactly', () => {
+    for (const size of [0, 1, 3, 4, 5, 15, 16, 17, 31, 32, 33, 63, 64, 65, 200]) {
+      const body = Buffer.from(Array.from({ length: size }, (_, i) => (i * 7 + size) & 0xff))
+      // Padding keeps each bulk under half its chunk, so it is copied, not viewed.
+      const chunk = Buffer.concat([bin(`$${size}\r\n`), body, bin('\r\n'), bin(`+${'p'.repeat(2 * size + 8)}\r\n`)])
+      const [value] = feedAll(new RespDecoder(), [chunk]) as [Buffer]
+      chunk.fill(0)
+      expect(value.equals(body)).toBe(true)
+    }
+  })
+
+  it('keeps what follows when the handler throws, and delivers it on the next call', () => {
+    const decoder = new RespDecoder()
+    const boom = new Error('handler failed')
+    const got: Reply[] = []
+    const handler = (reply: Reply): void => {
+      got.push(reply)
+      if (reply === 1 || reply === 3) throw boom
+    }
+    expect(() => decoder.feed(bin(':1\r\n*2\r\n:2\r\n:3\r\n:3\r\n$2\r\nh'), handler)).toThrow(boom)
+    expect(got).toStrictEqual([1])
+    expect(decoder.next()).toStrictEqual([2, 3])
+    expect(() => decoder.feed(new Uint8Array(0), handler)).toThrow(boom)
+    expect(got).toStrictEqual([1, 3])
+    decoder.feed(bin('i\r\n'), handler)
+    expect(got).toStrictEqual([1, 3, bin('hi')])
+    expect(decoder.bufferedBytes).toBe(0)
+  })
+
+  it('does not take a RespProtocolError thrown by the handler for bad input', () => {
+    const decoder = new RespDecoder()
+    const own = new RespProtocolError('not from the decoder')
+    expect(() =>
+      decoder.feed(bin(':1\r\n:2\r\n'), () => {
+        throw own
+      }),
+    ).toThrow(own)
+    expect(decoder.next()).toBe(2)
+    expect(feedAll(decoder, [bin(':3\r\n')])).toStrictEqual([3])
+  })
+
+  it('counts the received part of a split bulk string as buffered', () => {
+    const decoder = new RespDecoder()
+    expect(feedAll(decoder, [bin('$10\r\nabc')])).toStrictEqual([])
+    expect(decoder.bufferedBytes).toBe(3)
+    expect(feedAll(decoder, [bin('defg')])).toStrictEqual([])
+    expect(decoder.bufferedBytes).toBe(7)
+    expect(feedAll(decoder, [bin('hij\r'), bin('\n:5')])).toStrictEqual([bin('abcdefghij')])
+    expect(decoder.bufferedBytes).toBe(2)
+  })
+
+  it.each([
+    ['x', "invalid reply type byte 'x'"],
+    ['$-2\r\n', 'invalid bulk length'],
+    ['$01\r\n', 'invalid bulk length'],
+    ['*1x\r\n', 'invalid multibulk length'],
+    [':-0\r\n', 'invalid integer'],
+    [':9223372036854775808\r\n', 'invalid integer'],
+    [':1\n', 'invalid integer'],
+    ['+OK\n', 'expected CRLF at end of line'],
+    ['$3\r\nabcd\r\n', 'expected CRLF after bulk string'],
+    ['*2\r\n:1\r\n?', "invalid reply type byte '?'"],
+  ])('rejects %j at every split with "Protocol error: %s", after the replies before it', (input, reason) => {
+    const bytes = Buffer.concat([bin(':7\r\n+OK\r\n'), bin(input)])
+    for (let k = 0; k <= bytes.length; k++) {
+      expect(feedOutcome(new RespDecoder(), splitAt(bytes, [k]))).toStrictEqual({ values: [7, OK], end: `Protocol error: ${reason}` })
+    }
+  })
+
+  it('applies the limits', () => {
+    expect(() => new RespDecoder().feed(bin('$1073741824\r\n'), () => {})).toThrow('Protocol error: invalid bulk length')
+    expect(() => new RespDecoder({ maxArrayLength: 2 }).feed(bin('*3\r\n'), () => {})).toThrow(
+      'Protocol error: invalid multibulk length',
+    )
+    const decoder = new RespDecoder({ maxLineLength: 10 })
+    expect(feedAll(decoder, [bin('+1234567890\r')])).toStrictEqual([])
+    expect(() => decoder.feed(bin('1'), () => {})).toThrow('Protocol error: too big simple string or error line')
+  })
+
+  it('decodes a chunk longer than one parsing pass (1 GiB) like any other', () => {
+    // Allocated, not filled: only the few bytes written here are ever touched.
+    const bodySize = 2 ** 30 - 20
+    const header = bin(`$${bodySize}\r\n`)
+    // The bulk ends in the first GiB; the integer after it straddles the cut.
+    const tail = bin('\r\n:123456789\r\n')
+    const size = header.length + bodySize + tail.length
+    const buf = Buffer.allocUnsafe(size)
+    header.copy(buf, 0)
+    buf[header.length] = 0x61
+    buf[header.length + bodySize - 1] = 0x7a
+    tail.copy(buf, header.length + bodySize)
+    const options = { maxBulkLength: 2 ** 30 }
+    const check = (replies: Reply[]): void => {
+      expect(replies).toHaveLength(2)
+      const bulk = replies[0] as Buffer
+      expect(bulk.length).toBe(bodySize)
+      expect([bulk[0], bulk[bodySize - 1]]).toStrictEqual([0x61, 0x7a])
+      expect(replies[1]).toBe(123456789)
+    }
+    check(feedAll(new RespDecoder(options), [buf]))
+    const pulled = new RespDecoder(options)
+    pulled.push(buf)
+    check(drain(pulled))
+    const first = decodeReply(buf, 0, options)
+    expect(first).toMatchObject({ end: header.length + bodySize + 2 })
+    expect(decodeReply(buf, header.length + bodySize + 2, options)).toStrictEqual({ value: 123456789, end: size })
+  })
+})
+
 describe('RespDecoder with big bulk strings', () => {
   const CHUNK = 64 * 1024
 
@@ -217,14 +412,22 @@ describe('RespDecoder with big bulk strings', () => {
       return got
     }
 
-    it.each([64, 512])('for a bulk arriving in %i chunks of 64 KiB', (count) => {
-      const { frame } = bigFrame(count * CHUNK)
+    it.each([
+      [64, 'push'],
+      [512, 'push'],
+      [64, 'feed'],
+      [512, 'feed'],
+    ])('for a bulk arriving in %i chunks of 64 KiB, through %s', (count, api) => {
+      const { frame, body } = bigFrame(count * CHUNK)
       const chunks = splitAt(frame, Array.from({ length: count + 1 }, (_, i) => i * CHUNK))
       const meter = instrument()
-      expect(feed(chunks)).toHaveLength(1)
-      // Joining once copies the body once; re-concatenating per chunk would copy ~count/2 times.
+      const got = api === 'push' ? feed(chunks) : feedAll(new RespDecoder(), chunks)
+      expect(got).toHaveLength(1)
+      // Copied once into a buffer of the declared length; re-concatenating per chunk would copy
+      // ~count/2 times.
       expect(meter.copied()).toBeLessThanOrEqual(frame.length + 1024)
       expect(meter.allocated()).toBeLessThanOrEqual(frame.length + 1024)
+      expect(((got[0] as Reply[])[1] as Buffer).equals(body)).toBe(true)
     })
 
     it('for a long error line arriving in 1 KiB chunks, searching it for LF at most twice', () => {

@@ -14,7 +14,7 @@ import {
   type NeedMore,
 } from '../../src/resp/index.js'
 import { NULL_ARRAY, OK, PONG, QUEUED, ReplyError, Status, type Reply } from '../../src/reply.js'
-import { outcome, splitAt, type Outcome, type Pull } from './helpers.js'
+import { feedOutcome, outcome, splitAt, type Outcome, type Pull } from './helpers.js'
 
 /** One line of text that survives a round trip: any Unicode without CR or LF. */
 const lineText = fc.string({ unit: 'grapheme', maxLength: 30 }).filter((s) => !/[\r\n]/.test(s))
@@ -123,6 +123,27 @@ describe('round trips', () => {
     )
   })
 
+  it('a pipeline of replies decodes back in order under any chunking, through feed', () => {
+    fc.assert(
+      fc.property(fc.array(reply, { maxLength: 6 }), cuts, (replies, at) => {
+        const wire = encodeReplies(replies)
+        expect(feedOutcome(new RespDecoder(), splitAt(wire, at))).toStrictEqual({ values: replies, end: 'need-more' })
+      }),
+      { numRuns: 1000 },
+    )
+  })
+
+  it('a pipeline of replies decodes back in order one byte at a time, through feed', () => {
+    fc.assert(
+      fc.property(fc.array(reply, { maxLength: 4 }), (replies) => {
+        const wire = encodeReplies(replies)
+        const oneByOne = Array.from(wire, (byte) => Buffer.from([byte]))
+        expect(feedOutcome(new RespDecoder(), oneByOne)).toStrictEqual({ values: replies, end: 'need-more' })
+      }),
+      { numRuns: 300 },
+    )
+  })
+
   it('a pipeline of commands decodes back in order under any chunking', () => {
     fc.assert(
       fc.property(fc.array(command, { maxLength: 5 }), cuts, (commands, at) => {
@@ -130,6 +151,68 @@ describe('round trips', () => {
         expect(outcome(new RequestDecoder(), splitAt(wire, at))).toStrictEqual({ values: commands, end: 'need-more' })
       }),
       { numRuns: 1000 },
+    )
+  })
+})
+
+/**
+ * Decodes `chunks` choosing, chunk by chunk, `feed` or `push` then `next` until need-more: mixing
+ * the two APIs on one decoder must not change what comes out.
+ */
+function mixedOutcome(chunks: readonly Buffer[], useFeed: readonly boolean[]): Outcome<Reply> {
+  const decoder = new RespDecoder()
+  const values: Reply[] = []
+  try {
+    chunks.forEach((chunk, i) => {
+      if (useFeed[i % useFeed.length]) decoder.feed(chunk, (value) => values.push(value))
+      else {
+        decoder.push(chunk)
+        for (let value = decoder.next(); value !== NEED_MORE; value = decoder.next()) values.push(value)
+      }
+    })
+    return { values, end: 'need-more' }
+  } catch (error) {
+    if (!(error instanceof RespProtocolError)) throw error
+    return { values, end: error.message }
+  }
+}
+
+describe('fuzzing: feed agrees with push and next', () => {
+  const replyInput = fc.oneof(
+    noise,
+    fc
+      .tuple(fc.array(reply, { minLength: 1, maxLength: 3 }), fc.array(mutation, { maxLength: 3 }))
+      .map(([xs, mutations]) => mutate(encodeReplies(xs), mutations)),
+  )
+
+  it('on random and mutated input, under any chunking', () => {
+    fc.assert(
+      fc.property(replyInput, cuts, cuts, (input, at, otherCuts) => {
+        const pulled = outcome(new RespDecoder(), splitAt(input, at))
+        expect(feedOutcome(new RespDecoder(), splitAt(input, at))).toStrictEqual(pulled)
+        expect(feedOutcome(new RespDecoder(), splitAt(input, otherCuts))).toStrictEqual(pulled)
+      }),
+      { numRuns: 3000 },
+    )
+  })
+
+  it('on random and mutated input, one byte at a time', () => {
+    fc.assert(
+      fc.property(replyInput, (input) => {
+        const oneByOne = Array.from(input, (byte) => Buffer.from([byte]))
+        expect(feedOutcome(new RespDecoder(), oneByOne)).toStrictEqual(outcome(new RespDecoder(), [input]))
+      }),
+      { numRuns: 1000 },
+    )
+  })
+
+  it('with feed and push/next mixed on one decoder', () => {
+    fc.assert(
+      fc.property(replyInput, cuts, fc.array(fc.boolean(), { minLength: 1, maxLength: 8 }), (input, at, useFeed) => {
+        const chunks = splitAt(input, at)
+        expect(mixedOutcome(chunks, useFeed)).toStrictEqual(outcome(new RespDecoder(), [input]))
+      }),
+      { numRuns: 2000 },
     )
   })
 })

@@ -131,3 +131,46 @@ export function valueOf<T>(result: Decoded<T> | NeedMore): T {
   if (result === NEED_MORE) throw new Error('expected a complete value, got need-more')
   return result.value
 }
+
+/** Anything with the decoders' push API (and `next`, to check that errors stick). */
+export interface Feed<T> {
+  feed(chunk: Uint8Array, onValue: (value: T) => void): void
+  next(): T | NeedMore
+}
+
+/**
+ * {@link outcome} through `feed`: feeds `chunks` one by one, collecting what the handler gets.
+ * Anything thrown other than a {@link RespProtocolError} escapes and fails the test.
+ */
+export function feedOutcome<T>(decoder: Feed<T>, chunks: readonly Uint8Array[]): Outcome<T> {
+  const values: T[] = []
+  let total = 0
+  const collect = (value: T): void => {
+    values.push(value)
+    if (values.length > total) throw new Error('decoder yields more values than bytes')
+  }
+  try {
+    for (const chunk of chunks) {
+      total += chunk.length
+      decoder.feed(chunk, collect)
+    }
+    return { values, end: 'need-more' }
+  } catch (error) {
+    if (!(error instanceof RespProtocolError)) throw error
+    // The error is sticky, through either API: the stream cannot resynchronise.
+    const again = [
+      () => decoder.feed(new Uint8Array(0), collect),
+      () => decoder.feed(Buffer.from(':1\r\n'), collect),
+      () => decoder.next(),
+    ].map((call) => {
+      try {
+        call()
+      } catch (e) {
+        return e
+      }
+      return undefined
+    })
+    if (again.some((e) => e !== error)) throw new Error('protocol error is not sticky')
+    return { values, end: error.message }
+  }
+}

@@ -680,6 +680,8 @@ function mergeSelectorArguments(args: readonly string[]): string[] | { unmatched
  */
 export class Acl {
   private readonly users = new Map<string, AclUser>()
+  /** `users.get('default')`, which always exists: the check of nearly every command is for it. */
+  private defaultUser: AclUser
 
   constructor() {
     const user = new AclUser('default')
@@ -689,6 +691,7 @@ export class Acl {
     user.apply('on')
     user.apply('nopass')
     this.users.set('default', user)
+    this.defaultUser = user
   }
 
   /** A user by name, or undefined. */
@@ -707,7 +710,7 @@ export class Acl {
    * WRONGPASS: Redis disconnects the clients of a deleted user.
    */
   check(userName: string, info: CommandInfo, argv: readonly string[]): ReplyError | null {
-    const user = this.users.get(userName)
+    const user = userName === 'default' ? this.defaultUser : this.users.get(userName)
     if (user === undefined) return WRONGPASS
     if (user.unrestricted) return null
     const denied = user.check(info, argv)
@@ -752,6 +755,7 @@ export class Acl {
       if (error !== null) return new ReplyError(`ERR Error in ACL SETUSER modifier '${rule}': ${RULE_ERRORS[error]}`)
     }
     this.users.set(name, staged)
+    if (name === 'default') this.defaultUser = staged
     return null
   }
 

@@ -3,12 +3,13 @@ import { findCommand, checkArity, arityError, lookupError, type CommandInfo } fr
 import type { CommandContext, Handler, Out, Session } from './command.js'
 import { handlers } from './commands/index.js'
 import { EXEC_ABORT } from './errors.js'
-import { defaultConfig } from './commands/server/config-parameters.js'
+import { defaultConfig, type ConfigTable } from './commands/server/config-parameters.js'
 import { Database } from './keyspace.js'
 import { expireHashFields } from './types/hash.js'
 import { formatMonitorLine, monitorTiming } from './monitor.js'
 import { PubSub } from './pubsub.js'
 import { Acl } from './acl.js'
+import { mayChangeConnectionState } from '../connection-state.js'
 
 /** Options of the in-memory engine. @public */
 export interface EngineOptions {
@@ -26,12 +27,17 @@ export interface EngineOptions {
 }
 
 /** A command that passed the queue-time checks: its handler and full name. */
-interface Resolved {
+export interface Resolved {
   readonly handler: Handler
   readonly name: string
   readonly info: CommandInfo
   /** Flagged `write` (counted by rdb_changes_since_last_save when it succeeds). */
   readonly write: boolean
+  /**
+   * One of the commands executors refuse because they change the state of a connection
+   * (`connection-state.ts`); the engine itself runs them (the RESP listener needs them).
+   */
+  readonly connectionState: boolean
   /** Its counters in `stats.commands`, once it ran; they are zeroed in place, never replaced. */
   counters: CommandStats | undefined
 }
@@ -45,7 +51,7 @@ export interface CommandStats {
   /** Time spent in the handler by the timed calls, microseconds. */
   usec: number
   /**
-   * Calls whose time was measured: the first 8, then one in 8. Reading the clock twice per call
+   * Calls whose time was measured: the first 8, then one in 32. Reading the clock twice per call
    * would double the cost of a fast command; INFO extrapolates `usec` from the timed calls.
    */
   timedCalls: number
@@ -85,7 +91,7 @@ export class Engine {
    * CONFIG GET/SET parameters by canonical name, as CONFIG GET shows them (Redis's defaults, see
    * `commands/server/config-parameters.ts`); families read their thresholds here.
    */
-  readonly config: Map<string, string>
+  readonly config: ConfigTable
   /** Channels, patterns and their subscribers: PUBLISH, SUBSCRIBE …, PUBSUB (see `pubsub.ts`). */
   readonly pubsub = new PubSub()
   /** ACL users and their rules (`acl.ts`); every command passes `acl.check` before it runs. */
@@ -129,10 +135,19 @@ export class Engine {
     return { db: 0, user, address, name: '', id: this.nextSessionId++ }
   }
 
-  /** Runs one command (argv as binary strings, name first) and returns its reply. */
-  call(session: Session, argv: readonly string[], now = this.clock()): Out {
+  /**
+   * Runs one command (argv as binary strings, name first) and returns its reply. `now` fixes the
+   * command's time (transactions and scripts share one); without it the clock is read when the
+   * command first needs the time, if ever.
+   */
+  call(session: Session, argv: readonly string[], now = NOT_READ): Out {
     const resolved = this.resolve(argv)
     if (resolved instanceof ReplyError) return this.reject(argv, resolved)
+    return this.execute(session, argv, resolved, now)
+  }
+
+  /** {@link Engine.call} for a command {@link Engine.resolve} has accepted: the ACL check, then the command. */
+  execute(session: Session, argv: readonly string[], resolved: Resolved, now = NOT_READ): Out {
     const denied = this.acl.check(session.user, resolved.info, argv)
     if (denied !== null) return this.reject(argv, denied, resolved.name)
     return this.run(session, argv, resolved, now)
@@ -201,7 +216,14 @@ export class Engine {
     // A command the table knows but the engine does not implement answers as Redis does for
     // a command it lacks.
     if (handler === undefined) return lookupError(argv)
-    const resolved: Resolved = { handler, name: target.name, info: target, write: target.flags.has('write'), counters: undefined }
+    const resolved: Resolved = {
+      handler,
+      name: target.name,
+      info: target,
+      write: target.flags.has('write'),
+      connectionState: mayChangeConnectionState(target.name),
+      counters: undefined,
+    }
     if (target === info && info.subcommands === undefined && this.resolvedByName.size < RESOLVED_CACHE_LIMIT) {
       this.resolvedByName.set(argv[0], resolved)
     }
@@ -209,19 +231,13 @@ export class Engine {
   }
 
   private run(session: Session, argv: readonly string[], resolved: Resolved, now: number): Out {
-    const ctx: CommandContext = {
-      engine: this,
-      session,
-      db: this.databases[session.db],
-      now,
-      name: resolved.name,
-    }
+    const ctx = new Invocation(this, session, this.databases[session.db], resolved.name, now)
     // Where MONITOR shows this command: EVAL and FCALL before their script's commands, admin never.
     const monitorAt = this.monitors.size === 0 ? 'never' : monitorTiming(resolved.info)
     if (monitorAt === 'before') this.feedMonitors(session, argv)
     let reply: Out
     const counters = (resolved.counters ??= this.commandStats(resolved.name))
-    const timed = counters.calls < 8 || (counters.calls & 7) === 0
+    const timed = counters.calls < 8 || (counters.calls & 31) === 0
     const started = timed ? monotonic.now() : 0
     try {
       reply = resolved.handler(ctx, argv)
@@ -311,6 +327,33 @@ export class Engine {
     if (this.expiryTimer !== undefined) clearInterval(this.expiryTimer)
     this.monitors.clear()
     this.pubsub.close()
+  }
+}
+
+/** The time of a command whose clock has not been read yet. */
+const NOT_READ = NaN
+
+/**
+ * The {@link CommandContext} of one command. Its time is read from the clock on first use and
+ * then stays fixed: reading the clock costs more than a whole GET, and most commands never need
+ * the time (a key lookup needs it only when the database has TTLs, see `Database.read`).
+ */
+class Invocation implements CommandContext {
+  private time: number
+
+  constructor(
+    readonly engine: Engine,
+    readonly session: Session,
+    readonly db: Database,
+    readonly name: string,
+    time: number,
+  ) {
+    this.time = time
+  }
+
+  get now(): number {
+    if (Number.isNaN(this.time)) this.time = this.engine.clock()
+    return this.time
   }
 }
 

@@ -26,6 +26,14 @@ export function typeOf(value: Value): ValueType {
   return typeof value === 'string' ? 'string' : value.type
 }
 
+/**
+ * Where a command reads the time: `now` is read from the clock on first use and then fixed for
+ * the command (see `Invocation` in engine.ts), so a command that never needs it never reads it.
+ */
+export interface TimeSource {
+  readonly now: number
+}
+
 interface ExpiryEntry {
   readonly at: number
   readonly key: string
@@ -59,12 +67,33 @@ export class Database {
     const value = this.data.get(key)
     if (value === undefined || this.expires.size === 0) return value
     const at = this.expires.get(key)
-    if (at !== undefined && at < now) {
-      this.remove(key)
-      this.expiredCount++
-      return undefined
-    }
-    return value
+    return at !== undefined && at < now ? this.expire(key) : value
+  }
+
+  /**
+   * {@link Database.get} for command handlers: the time is read only when some key has a TTL.
+   * Reading the clock costs more than the lookup itself, and most databases have no TTLs.
+   */
+  read(key: string, time: TimeSource): Value | undefined {
+    const value = this.data.get(key)
+    if (value === undefined || this.expires.size === 0) return value
+    const at = this.expires.get(key)
+    return at !== undefined && at < time.now ? this.expire(key) : value
+  }
+
+  /** Deletes `key` because its TTL has passed. */
+  private expire(key: string): undefined {
+    this.remove(key)
+    this.expiredCount++
+    return undefined
+  }
+
+  /**
+   * Reclaims `key` when its TTL has passed, as the lookup before a blind overwrite does in Redis
+   * (the key counts in `expired_keys`).
+   */
+  reclaimIfExpired(key: string, time: TimeSource): void {
+    if (this.expires.size !== 0) this.read(key, time)
   }
 
   /** True when `key` exists and is live. */

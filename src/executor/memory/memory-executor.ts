@@ -26,21 +26,19 @@ export class MemoryExecutor implements Executor {
 
   exec(command: Command, context?: CallContext): Promise<Reply> {
     if (this.closed) return CLOSED()
-    return Promise.resolve(connectionStateRefusal(command) ?? toReply(this.engine.call(this.session(context), toArgv(command))))
+    return Promise.resolve(this.run(command, context))
   }
 
   /** Runs one command synchronously (the engine never waits); throws once the executor is closed. */
   execSync(command: Command, context?: CallContext): Reply {
     if (this.closed) throw new BackendUnavailableError('executor closed')
-    return connectionStateRefusal(command) ?? toReply(this.engine.call(this.session(context), toArgv(command)))
+    return this.run(command, context)
   }
 
   pipeline(commands: readonly Command[], context?: CallContext): Promise<Reply[]> {
     if (this.closed) return CLOSED()
     const session = this.session(context)
-    return Promise.resolve(
-      commands.map((command) => connectionStateRefusal(command) ?? toReply(this.engine.call(session, toArgv(command)))),
-    )
+    return Promise.resolve(commands.map((command) => this.run(command, context, session)))
   }
 
   transaction(commands: readonly Command[], context?: CallContext): Promise<Reply[] | ReplyError> {
@@ -139,6 +137,23 @@ export class MemoryExecutor implements Executor {
     return Promise.resolve()
   }
 
+  /**
+   * One command outside a transaction. The engine's resolution (a cached lookup for most
+   * commands) says whether the command may be a connection-state one, so most commands skip
+   * that check; the others, and names the engine does not accept, get it before anything runs
+   * (a refused command opens no session). `session` is the pipeline's, else one is made.
+   */
+  private run(command: Command, context: CallContext | undefined, session?: Session): Reply {
+    const argv = toArgv(command)
+    const resolved = this.engine.resolve(argv)
+    if (resolved instanceof ReplyError || resolved.connectionState) {
+      const refusal = connectionStateRefusal(command)
+      if (refusal !== null) return refusal
+      return toReply(this.engine.call(session ?? this.session(context), argv))
+    }
+    return toReply(this.engine.execute(session ?? this.session(context), argv, resolved))
+  }
+
   private session(context: CallContext | undefined): Session {
     const session = this.engine.createSession(context?.client, context?.user)
     if (context?.db !== undefined) session.db = context.db
@@ -159,11 +174,19 @@ const ASCII = /^[\x00-\x7f]*$/
  */
 const SHORT = 32
 
-/** True when every char of `text` is ASCII: then the UTF-8 bytes are the chars themselves. */
+/**
+ * True when every char of `text` is ASCII: then the UTF-8 bytes are the chars themselves. The
+ * loop ORs the chars four at a time and tests once at the end: on every command word, that
+ * measured faster than a test per char.
+ */
 function isAscii(text: string): boolean {
-  if (text.length > SHORT) return ASCII.test(text)
-  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) > 0x7f) return false
-  return true
+  const length = text.length
+  if (length > SHORT) return ASCII.test(text)
+  let bits = 0
+  let i = 0
+  for (; i + 3 < length; i += 4) bits |= text.charCodeAt(i) | text.charCodeAt(i + 1) | text.charCodeAt(i + 2) | text.charCodeAt(i + 3)
+  for (; i < length; i++) bits |= text.charCodeAt(i)
+  return bits <= 0x7f
 }
 
 /** One command word as the engine's binary string: strings are UTF-8, bytes are kept as they are. */
@@ -172,10 +195,23 @@ export function toBinary(arg: Arg): string {
   return Buffer.from(arg.buffer, arg.byteOffset, arg.byteLength).toString('latin1')
 }
 
-/** A command as the engine's argv. */
-export function toArgv(command: Command): string[] {
+/**
+ * A command as the engine's argv. A command of ASCII strings already is one (the engine never
+ * changes or keeps its argv), so it is used as it is, without a copy.
+ */
+export function toArgv(command: Command): readonly string[] {
+  for (let i = 0; i < command.length; i++) {
+    const arg = command[i]
+    if (typeof arg !== 'string' || !isAscii(arg)) return convertArgv(command, i)
+  }
+  return command as readonly string[]
+}
+
+/** The argv of a command whose words from `from` on need converting. */
+function convertArgv(command: Command, from: number): string[] {
   const argv = new Array<string>(command.length)
-  for (let i = 0; i < command.length; i++) argv[i] = toBinary(command[i])
+  for (let i = 0; i < from; i++) argv[i] = command[i] as string
+  for (let i = from; i < command.length; i++) argv[i] = toBinary(command[i])
   return argv
 }
 

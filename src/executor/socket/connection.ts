@@ -13,7 +13,7 @@ import tls from 'node:tls'
 import { ReplyError, type Command, type Reply } from '../../reply.js'
 import { encodeCommands } from '../../resp/encode.js'
 import { RespDecoder } from '../../resp/decode.js'
-import { NEED_MORE, RespProtocolError } from '../../resp/protocol.js'
+import { RespProtocolError } from '../../resp/protocol.js'
 import { BackendUnavailableError } from '../executor.js'
 import type { ConnectionConfig } from './options.js'
 
@@ -124,6 +124,8 @@ export class Connection {
   #needDrain = false
   /** Bytes received since the end of the last complete reply: the size of the reply being read. */
   #replyBytes = 0
+  /** A reply was completed during the current `data` event. */
+  #replied = false
   #timer: ReturnType<typeof setTimeout> | undefined
   #dead: Error | undefined
   #socketError: Error | undefined
@@ -348,15 +350,9 @@ export class Connection {
   #onData(chunk: Buffer): void {
     if (this.#dead !== undefined) return
     this.#replyBytes += chunk.length
-    this.#decoder.push(chunk)
+    this.#replied = false
     try {
-      for (;;) {
-        const reply = this.#decoder.next()
-        if (reply === NEED_MORE) break
-        this.#replyBytes = this.#decoder.bufferedBytes
-        this.#deliver(reply)
-        if (this.#dead !== undefined) return
-      }
+      this.#decoder.feed(chunk, this.#onReply)
     } catch (error) {
       if (error instanceof RespProtocolError) {
         this.#fail(new BackendUnavailableError(`invalid reply from ${this.#config.host}:${this.#config.port}: ${error.message}`))
@@ -364,7 +360,17 @@ export class Connection {
       }
       throw error
     }
+    if (this.#dead !== undefined) return
+    // After a whole reply, only the bytes of the next one, still incomplete, count.
+    if (this.#replied) this.#replyBytes = this.#decoder.bufferedBytes
     if (this.#replyBytes > this.#config.maxReplyBytes) this.#fail(new ReplyTooLargeError(this.#config.maxReplyBytes))
+  }
+
+  /** Each reply the decoder completes; once the connection is dead, the rest of the chunk is dropped. */
+  readonly #onReply = (reply: Reply): void => {
+    if (this.#dead !== undefined) return
+    this.#replied = true
+    this.#deliver(reply)
   }
 
   #deliver(reply: Reply): void {

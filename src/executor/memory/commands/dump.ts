@@ -31,7 +31,7 @@ const BAD_DATA_FORMAT = new ReplyError('ERR Bad data format')
 /** DUMP key: the payload, or nil when the key does not exist. */
 function dump(ctx: CommandContext, argv: readonly string[]): Out {
   const key = argv[1]
-  const value = ctx.db.get(key, ctx.now)
+  const value = ctx.db.read(key, ctx)
   if (value === undefined) return null
   // Hash fields past their deadline are gone for every reader (Redis 7.4 lazy field expiry).
   if (value instanceof HashValue && !purgeExpiredFields(ctx.db, key, value, ctx.now)) return null

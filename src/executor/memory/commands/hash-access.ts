@@ -2,6 +2,7 @@ import type { ReplyError } from '../../../reply.js'
 import type { CommandContext } from '../command.js'
 import { WRONGTYPE } from '../errors.js'
 import { DEFAULT_HASH_LIMITS, HashValue, purgeExpiredFields, type HashLimits } from '../types/hash.js'
+import { derivedFromConfig } from './server/config-parameters.js'
 
 /** How the hash commands reach their key: lookup with lazy field expiry, limits, creation. */
 
@@ -10,9 +11,10 @@ import { DEFAULT_HASH_LIMITS, HashValue, purgeExpiredFields, type HashLimits } f
  * as Redis 7.4 does on access); undefined when missing; WRONGTYPE for another type.
  */
 export function readHash(ctx: CommandContext, key: string): HashValue | undefined | ReplyError {
-  const value = ctx.db.get(key, ctx.now)
+  const value = ctx.db.read(key, ctx)
   if (value === undefined) return undefined
   if (!(value instanceof HashValue)) return WRONGTYPE
+  if (!value.hasVolatileFields) return value
   return purgeExpiredFields(ctx.db, key, value, ctx.now) ? value : undefined
 }
 
@@ -29,27 +31,17 @@ export function deleteIfEmpty(ctx: CommandContext, key: string, hash: HashValue)
   if (hash.size === 0 && ctx.db.data.get(key) === hash) ctx.db.remove(key)
 }
 
-/** The last limits read from CONFIG, reused while the configured texts stay the same. */
-let cached: { entries: string | undefined; value: string | undefined; limits: HashLimits } = {
-  entries: undefined,
-  value: undefined,
-  limits: DEFAULT_HASH_LIMITS,
-}
-
 /** `hash-max-listpack-entries` / `-value` as currently configured (CONFIG SET applies at once). */
 export function hashLimits(ctx: CommandContext): HashLimits {
-  const config = ctx.engine.config
-  const entries = config.get('hash-max-listpack-entries')
-  const value = config.get('hash-max-listpack-value')
-  if (entries !== cached.entries || value !== cached.value) {
-    const limits = {
-      entries: configInteger(entries) ?? DEFAULT_HASH_LIMITS.entries,
-      value: configInteger(value) ?? DEFAULT_HASH_LIMITS.value,
-    }
-    cached = { entries, value, limits }
-  }
-  return cached.limits
+  return configuredHashLimits(ctx.engine.config)
 }
+
+const configuredHashLimits = derivedFromConfig(
+  (config): HashLimits => ({
+    entries: configInteger(config.get('hash-max-listpack-entries')) ?? DEFAULT_HASH_LIMITS.entries,
+    value: configInteger(config.get('hash-max-listpack-value')) ?? DEFAULT_HASH_LIMITS.value,
+  }),
+)
 
 function configInteger(text: string | undefined): number | undefined {
   if (text === undefined) return undefined

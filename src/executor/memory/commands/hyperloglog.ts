@@ -48,7 +48,7 @@ const maxRegisters = new Uint8Array(REGISTER_COUNT)
 
 /** The HLL at `key`: its string, undefined when missing, or the error Redis gives for it. */
 function readHll(ctx: CommandContext, key: string): string | undefined | ReplyError {
-  const value = ctx.db.get(key, ctx.now)
+  const value = ctx.db.read(key, ctx)
   if (value === undefined) return undefined
   if (typeof value !== 'string') return WRONGTYPE
   return isHyperLogLog(value) ? value : NOT_AN_HLL
@@ -162,7 +162,7 @@ function pfmerge(ctx: CommandContext, argv: readonly string[]): Out {
   }
   const key = argv[1]
   // The destination was checked in the loop above: missing, or a valid HLL.
-  const destination = ctx.db.get(key, ctx.now) as string | undefined
+  const destination = ctx.db.read(key, ctx) as string | undefined
   const created = destination === undefined
   const buffer = HllBuffer.from(destination ?? EMPTY_HLL)
   // Unreachable failure: the merge above rejects exactly the payloads the conversion rejects.

@@ -34,7 +34,7 @@ type End = 'head' | 'tail'
 
 /** The list at `key`: the value, undefined when missing, or WRONGTYPE for another type. */
 function readList(ctx: CommandContext, key: string): ListValue | undefined | ReplyError {
-  const value = ctx.db.get(key, ctx.now)
+  const value = ctx.db.read(key, ctx)
   if (value === undefined) return undefined
   return value instanceof ListValue ? value : WRONGTYPE
 }

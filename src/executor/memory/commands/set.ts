@@ -14,6 +14,7 @@ import { readInt64, readInteger } from '../numbers.js'
 import { DEFAULT_MAX_INTSET_ENTRIES, SetValue } from '../types/set.js'
 import { stringMatch as globMatch } from '../glob.js'
 import { EMPTY_SCAN, INVALID_CURSOR, parseScanCursor, parseScanOptions } from './scan-options.js'
+import { derivedFromConfig } from './server/config-parameters.js'
 
 /**
  * Set commands (t_set.c), with Redis 7.0.15's replies, errors and argument order. Results are
@@ -29,18 +30,21 @@ const LIMIT_NEGATIVE = new ReplyError("ERR LIMIT can't be negative")
 
 /** The set at `key`, undefined when missing, or WRONGTYPE. */
 function readSet(ctx: CommandContext, key: string): SetValue | undefined | ReplyError {
-  const value = ctx.db.get(key, ctx.now)
+  const value = ctx.db.read(key, ctx)
   if (value === undefined || value instanceof SetValue) return value
   return WRONGTYPE
 }
 
-/** `set-max-intset-entries` as currently configured. */
 /** `set-max-intset-entries` in force (RESTORE encodes restored sets by it too). */
 export function intsetLimit(ctx: CommandContext): number {
-  const text = ctx.engine.config.get('set-max-intset-entries')
+  return configuredIntsetLimit(ctx.engine.config)
+}
+
+const configuredIntsetLimit = derivedFromConfig((config) => {
+  const text = config.get('set-max-intset-entries')
   const value = text === undefined ? NaN : Number(text)
   return Number.isFinite(value) ? value : DEFAULT_MAX_INTSET_ENTRIES
-}
+})
 
 /** Deletes `key` when its set has no member left (Redis never keeps empty collections). */
 function deleteIfEmpty(ctx: CommandContext, key: string, set: SetValue): void {

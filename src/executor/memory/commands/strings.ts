@@ -44,7 +44,7 @@ function getset(ctx: CommandContext, argv: readonly string[]): Out {
 function mget(ctx: CommandContext, argv: readonly string[]): Out {
   const replies: Out[] = new Array(argv.length - 1)
   for (let i = 1; i < argv.length; i++) {
-    const value = ctx.db.get(argv[i], ctx.now)
+    const value = ctx.db.read(argv[i], ctx)
     replies[i - 1] = typeof value === 'string' ? value : null
   }
   return replies

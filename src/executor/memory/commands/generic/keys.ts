@@ -51,7 +51,7 @@ function exists(ctx: CommandContext, argv: readonly string[]): Out {
 }
 
 function type(ctx: CommandContext, argv: readonly string[]): Out {
-  const value = ctx.db.get(argv[1], ctx.now)
+  const value = ctx.db.read(argv[1], ctx)
   return typeReply(value === undefined ? 'none' : typeOf(value))
 }
 
@@ -78,7 +78,7 @@ function copy(ctx: CommandContext, argv: readonly string[]): Out {
     }
   }
   if (target === ctx.db && source === destination) return SAME_OBJECT
-  const value = ctx.db.get(source, ctx.now)
+  const value = ctx.db.read(source, ctx)
   if (value === undefined) return 0
   if (target.has(destination, ctx.now) && !replace) return 0
   storeWithDeadline(target, destination, copyOf(value), readDeadline(ctx.db, source))
@@ -93,7 +93,7 @@ function copy(ctx: CommandContext, argv: readonly string[]): Out {
 function renameKey(ctx: CommandContext, argv: readonly string[], onlyIfNew: boolean): Out {
   const source = argv[1]
   const destination = argv[2]
-  const value = ctx.db.get(source, ctx.now)
+  const value = ctx.db.read(source, ctx)
   if (value === undefined) return NO_SUCH_KEY
   if (source === destination) return onlyIfNew ? 0 : OK
   if (onlyIfNew && ctx.db.has(destination, ctx.now)) return 0

@@ -81,7 +81,7 @@ export function encodingOf(value: Value): string {
 }
 
 function objectEncoding(ctx: CommandContext, argv: readonly string[]): Out {
-  const value = ctx.db.get(argv[2], ctx.now)
+  const value = ctx.db.read(argv[2], ctx)
   if (value === undefined) return null
   return (typeof value === 'string' && ctx.db.stringEncodings.get(argv[2])) || encodingOf(value)
 }
@@ -91,7 +91,7 @@ function objectEncoding(ctx: CommandContext, argv: readonly string[]): Out {
  * per-object access clock (`MAXMEMORY_FLAG_NO_SHARED_INTEGERS`).
  */
 function objectRefcount(ctx: CommandContext, argv: readonly string[]): Out {
-  const value = ctx.db.get(argv[2], ctx.now)
+  const value = ctx.db.read(argv[2], ctx)
   if (value === undefined) return null
   if (typeof value !== 'string') return 1
   const integer = integerEncoded(value)
@@ -103,13 +103,13 @@ function objectRefcount(ctx: CommandContext, argv: readonly string[]): Out {
 }
 
 function objectIdletime(ctx: CommandContext, argv: readonly string[]): Out {
-  const value = ctx.db.get(argv[2], ctx.now)
+  const value = ctx.db.read(argv[2], ctx)
   if (value === undefined) return null
   return isLfuPolicy(ctx) ? LFU_SELECTED : 0
 }
 
 function objectFreq(ctx: CommandContext, argv: readonly string[]): Out {
-  const value = ctx.db.get(argv[2], ctx.now)
+  const value = ctx.db.read(argv[2], ctx)
   if (value === undefined) return null
   return isLfuPolicy(ctx) ? LFU_INITIAL_COUNTER : LFU_NOT_SELECTED
 }

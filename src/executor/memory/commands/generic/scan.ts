@@ -59,7 +59,7 @@ function scan(ctx: CommandContext, argv: readonly string[]): Out {
   for (const key of step.items) {
     // Redis's order: pattern, then type, then expiry; the lookup also drops an expired key.
     if (matches !== null && !matches(key)) continue
-    const value = db.get(key, ctx.now)
+    const value = db.read(key, ctx)
     if (value === undefined) continue
     if (typeName !== null && typeOf(value).toLowerCase() !== typeName) continue
     found.push(key)
@@ -101,7 +101,7 @@ function randomkey(ctx: CommandContext): Out {
     if (pool.length === 0) return null
     const index = Math.floor(Math.random() * pool.length)
     const key = pool[index]
-    if (db.get(key, ctx.now) !== undefined) return key
+    if (db.read(key, ctx) !== undefined) return key
     // Gone (deleted or just expired): drop it from the sample by swapping in the last one.
     pool[index] = pool[pool.length - 1]
     pool.pop()

@@ -115,14 +115,14 @@ function compilePattern(pattern: string): PatternLookup {
   if (arrow === -1 || arrow + 2 >= visible.length) {
     const suffix = pattern.slice(star + 1)
     return (ctx, element) => {
-      const value = ctx.db.get(prefix + element + suffix, ctx.now)
+      const value = ctx.db.read(prefix + element + suffix, ctx)
       return typeof value === 'string' ? value : null
     }
   }
   const suffix = pattern.slice(star + 1, arrow)
   const field = pattern.slice(arrow + 2)
   return (ctx, element) => {
-    const value = ctx.db.get(prefix + element + suffix, ctx.now)
+    const value = ctx.db.read(prefix + element + suffix, ctx)
     if (!(value instanceof HashValue)) return null
     const deadline = value.deadlineOf(field)
     if (deadline !== undefined && deadline <= ctx.now) return null
@@ -189,7 +189,7 @@ function elementsOf(value: TypedValue): string[] {
 function sortGeneric(ctx: CommandContext, argv: readonly string[], readOnly: boolean): Out {
   const options = parseSortOptions(argv, readOnly)
   if (options instanceof ReplyError) return options
-  const value = ctx.db.get(argv[1], ctx.now)
+  const value = ctx.db.read(argv[1], ctx)
   if (value !== undefined && (typeof value === 'string' || (value.type !== 'list' && value.type !== 'set' && value.type !== 'zset'))) {
     return WRONGTYPE
   }

@@ -54,7 +54,7 @@ export function operandParseError(error: ReplyError): ReplyError {
 
 /** The document at `key`: undefined when missing, an error for a key of another type. */
 export function readDocument(ctx: CommandContext, key: string): JsonDocument | undefined | ReplyError {
-  const value = ctx.db.get(key, ctx.now)
+  const value = ctx.db.read(key, ctx)
   if (value === undefined || value instanceof JsonDocument) return value
   return WRONG_REDIS_TYPE
 }

@@ -124,7 +124,7 @@ function jsonMset(ctx: CommandContext, argv: readonly string[]): Out {
       if (updates.length > 0) applySet(document!, updates, value)
     } else {
       // A document this command created earlier is replaced in place, like any other.
-      const current = ctx.db.get(key, ctx.now)
+      const current = ctx.db.read(key, ctx)
       if (current instanceof JsonDocument) current.root = value
       else ctx.db.set(key, new JsonDocument(value))
     }

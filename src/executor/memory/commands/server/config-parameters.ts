@@ -208,9 +208,51 @@ export const PARAMETERS_BY_NAME: ReadonlyMap<string, Parameter> = new Map(
 /** Every name CONFIG GET patterns match against, canonical names and aliases alike. */
 export const PARAMETER_NAMES: readonly string[] = [...PARAMETERS_BY_NAME.keys()]
 
+/**
+ * The configuration of an engine: parameter texts by canonical name, with a version that every
+ * change bumps, so that values derived from it (encoding limits read on every write) are parsed
+ * once per change instead of once per command (see {@link derivedFromConfig}).
+ */
+export class ConfigTable extends Map<string, string> {
+  version = 0
+
+  override set(name: string, value: string): this {
+    this.version++
+    return super.set(name, value)
+  }
+
+  override delete(name: string): boolean {
+    this.version++
+    return super.delete(name)
+  }
+
+  override clear(): void {
+    this.version++
+    super.clear()
+  }
+}
+
+/**
+ * `compute` over a configuration, remembered until the configuration changes (one entry: the
+ * last configuration asked about).
+ */
+export function derivedFromConfig<T>(compute: (config: ReadonlyMap<string, string>) => T): (config: ConfigTable) => T {
+  let source: ConfigTable | undefined
+  let version = -1
+  let value!: T
+  return (config) => {
+    if (config !== source || config.version !== version) {
+      value = compute(config)
+      source = config
+      version = config.version
+    }
+    return value
+  }
+}
+
 /** A fresh configuration with Redis's defaults; `databases` follows the engine's option. */
-export function defaultConfig(databases = 16): Map<string, string> {
-  const config = new Map<string, string>()
+export function defaultConfig(databases = 16): ConfigTable {
+  const config = new ConfigTable()
   for (const parameter of PARAMETERS) config.set(parameter.name, parameter.defaultValue)
   config.set('databases', String(databases))
   return config

@@ -83,7 +83,7 @@ function move(ctx: CommandContext, argv: readonly string[]): Out {
   if (!validDb(ctx.engine, target)) return DB_INDEX_OUT_OF_RANGE
   const destination = ctx.engine.databases[target]
   if (destination === ctx.db) return SAME_OBJECT
-  const value = ctx.db.get(key, ctx.now)
+  const value = ctx.db.read(key, ctx)
   if (value === undefined) return 0
   if (destination.has(key, ctx.now)) return 0
   const expireAt = ctx.db.getExpire(key)

@@ -95,7 +95,7 @@ function memoryUsage(ctx: CommandContext, argv: readonly string[]): Out {
       samples = count
     } else return SYNTAX
   }
-  const value = ctx.db.get(argv[2], ctx.now)
+  const value = ctx.db.read(argv[2], ctx)
   return value === undefined ? null : estimateEntry(argv[2], value, samples)
 }
 

@@ -26,7 +26,7 @@ export const INVALID_END = new ReplyError('ERR invalid end ID for the interval')
 
 /** The stream at `key`: the value, undefined when missing, or WRONGTYPE. */
 export function readStream(ctx: CommandContext, key: string): StreamValue | undefined | ReplyError {
-  const value = ctx.db.get(key, ctx.now)
+  const value = ctx.db.read(key, ctx)
   if (value === undefined) return undefined
   return value instanceof StreamValue ? value : WRONGTYPE
 }

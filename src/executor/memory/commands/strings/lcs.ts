@@ -17,8 +17,8 @@ const TABLE_TOO_LARGE = new ReplyError('ERR Insufficient memory, transient memor
 /** LCS: the subsequence, its length (LEN), or its matches (IDX, a map in RESP3, flat in RESP2). */
 export function lcs(ctx: CommandContext, argv: readonly string[]): Out {
   // Redis checks the types before the options.
-  const first = ctx.db.get(argv[1], ctx.now)
-  const second = ctx.db.get(argv[2], ctx.now)
+  const first = ctx.db.read(argv[1], ctx)
+  const second = ctx.db.read(argv[2], ctx)
   if ((first !== undefined && typeof first !== 'string') || (second !== undefined && typeof second !== 'string')) {
     return NOT_STRINGS
   }

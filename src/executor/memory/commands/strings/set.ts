@@ -92,7 +92,7 @@ function setGeneric(ctx: CommandContext, key: string, value: string, options: Ex
     if (current instanceof ReplyError) return current
     old = current
   }
-  const found = ctx.db.has(key, ctx.now)
+  const found = ctx.db.read(key, ctx) !== undefined
   if ((options.nx && found) || (options.xx && !found)) return options.get ? old ?? null : skipped
   if (options.keepTtl) ctx.db.update(key, value)
   else ctx.db.set(key, value)
@@ -103,6 +103,12 @@ function setGeneric(ctx: CommandContext, key: string, value: string, options: Ex
 
 /** SET key value [NX | XX] [GET] [EX s | PX ms | EXAT ts | PXAT ms-ts | KEEPTTL] */
 export function set(ctx: CommandContext, argv: readonly string[]): Out {
+  if (argv.length === 3) {
+    // No option: setGeneric's lookup only matters for a key whose TTL has passed.
+    ctx.db.reclaimIfExpired(argv[1], ctx)
+    ctx.db.set(argv[1], argv[2])
+    return OK
+  }
   const options = parseExtendedOptions(argv, 3, true)
   if (options instanceof ReplyError) return options
   return setGeneric(ctx, argv[1], argv[2], options, OK, null)

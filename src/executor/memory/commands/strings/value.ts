@@ -9,7 +9,7 @@ import { STRING_TOO_LONG, WRONGTYPE } from '../../errors.js'
 
 /** The string at `key`: the binary string, undefined when missing, or WRONGTYPE for another type. */
 export function readString(ctx: CommandContext, key: string): string | undefined | ReplyError {
-  const value = ctx.db.get(key, ctx.now)
+  const value = ctx.db.read(key, ctx)
   if (value === undefined || typeof value === 'string') return value
   return WRONGTYPE
 }

@@ -2,26 +2,31 @@ import { ReplyError } from '../../../../reply.js'
 import type { CommandContext } from '../../command.js'
 import { WRONGTYPE } from '../../errors.js'
 import { DEFAULT_ZSET_LIMITS, ZSetValue, type ZSetLimits } from '../../types/zset.js'
+import { derivedFromConfig } from '../server/config-parameters.js'
 
 /** Keyspace access shared by the sorted-set and geo commands. */
 
 /** The sorted set at `key`, undefined when missing, or WRONGTYPE. */
 export function readZSet(ctx: CommandContext, key: string): ZSetValue | undefined | ReplyError {
-  const value = ctx.db.get(key, ctx.now)
+  const value = ctx.db.read(key, ctx)
   if (value === undefined || value instanceof ZSetValue) return value
   return WRONGTYPE
 }
 
 /** `zset-max-listpack-entries` and `zset-max-listpack-value` as currently configured. */
 export function zsetLimits(ctx: CommandContext): ZSetLimits {
-  return {
-    entries: configNumber(ctx, 'zset-max-listpack-entries', DEFAULT_ZSET_LIMITS.entries),
-    value: configNumber(ctx, 'zset-max-listpack-value', DEFAULT_ZSET_LIMITS.value),
-  }
+  return configuredZSetLimits(ctx.engine.config)
 }
 
-function configNumber(ctx: CommandContext, name: string, fallback: number): number {
-  const text = ctx.engine.config.get(name)
+const configuredZSetLimits = derivedFromConfig(
+  (config): ZSetLimits => ({
+    entries: configNumber(config, 'zset-max-listpack-entries', DEFAULT_ZSET_LIMITS.entries),
+    value: configNumber(config, 'zset-max-listpack-value', DEFAULT_ZSET_LIMITS.value),
+  }),
+)
+
+function configNumber(config: ReadonlyMap<string, string>, name: string, fallback: number): number {
+  const text = config.get(name)
   const value = text === undefined ? NaN : Number(text)
   return Number.isFinite(value) ? value : fallback
 }

@@ -32,6 +32,8 @@ export function zaddGeneric(ctx: CommandContext, argv: readonly string[], incr: 
   const flags: AddFlags = { nx: false, xx: false, gt: false, lt: false, ch: false, incr }
   let scoreIndex = 2
   for (; scoreIndex < argv.length; scoreIndex++) {
+    // Every option starts with a letter; a score usually starts with a digit or a sign.
+    if (argv[scoreIndex].charCodeAt(0) < 65) break
     const option = argv[scoreIndex].toLowerCase()
     if (option === 'nx') flags.nx = true
     else if (option === 'xx') flags.xx = true

@@ -15,11 +15,32 @@ import { readDouble } from '../../numbers.js'
  * (strtod's ERANGE), while `inf`/`-inf` and subnormal results are accepted.
  */
 export function readScore(text: string): number | null {
+  const integer = readPlainInteger(text)
+  if (integer !== null) return integer
   const value = readDouble(text)
   if (value === null) return null
   if (value === Infinity || value === -Infinity) return isInfinityLiteral(text) ? value : null
   if (value === 0 && hasNonZeroDigit(text)) return null
   return value
+}
+
+/**
+ * The value of `text` when it is only decimal digits (at most 15, so exact as a double) after an
+ * optional `-`, else null: the common score, read without the general parser. Same value as
+ * `strtod`, `-0` included.
+ */
+function readPlainInteger(text: string): number | null {
+  const length = text.length
+  const negative = length > 1 && text.charCodeAt(0) === 45
+  const first = negative ? 1 : 0
+  if (length === 0 || length - first > 15) return null
+  let value = 0
+  for (let i = first; i < length; i++) {
+    const digit = text.charCodeAt(i) - 48
+    if (digit < 0 || digit > 9) return null
+    value = value * 10 + digit
+  }
+  return negative ? -value : value
 }
 
 /**

@@ -85,7 +85,7 @@ function parseSetOperation(
   const sources: Source[] = []
   let j = numKeysIndex + 1
   for (let i = 0; i < numKeys; i++, j++) {
-    const value = ctx.db.get(argv[j], ctx.now)
+    const value = ctx.db.read(argv[j], ctx)
     if (value !== undefined && !(value instanceof ZSetValue) && !(value instanceof SetValue)) return WRONGTYPE
     sources.push({ value, weight: 1 })
   }
