@@ -6,7 +6,7 @@
  */
 
 export { encodeCommand, encodeCommands, encodeReplies, encodeReply, replyByteLength, writeReply } from './encode.js'
-export { decodeReply, RespDecoder, type Decoded, type RespDecoderOptions } from './decode.js'
+export { decodeReply, RespDecoder, type Decoded, type ReplyHandler, type RespDecoderOptions } from './decode.js'
 export { decodeRequest, RequestDecoder, splitInlineArgs, type RequestDecoderOptions } from './request.js'
 export { NEED_MORE, RespProtocolError, type NeedMore } from './protocol.js'
 export {

@@ -56,6 +56,15 @@ function decodeAll(decoder: RespDecoder | RequestDecoder, chunks: readonly Buffe
   return count
 }
 
+function feedAll(decoder: RespDecoder, chunks: readonly Buffer[]): number {
+  let count = 0
+  const onReply = (): void => {
+    count++
+  }
+  for (const chunk of chunks) decoder.feed(chunk, onReply)
+  return count
+}
+
 function chunked(bytes: Buffer, size: number): Buffer[] {
   const out: Buffer[] = []
   for (let at = 0; at < bytes.length; at += size) out.push(bytes.subarray(at, at + size))
@@ -90,12 +99,15 @@ measure(
   () => decodeAll(new RespDecoder(), mixedChunks),
   10_000,
 )
+measure('  through feed', mixed.length, () => feedAll(new RespDecoder(), mixedChunks), 10_000)
 const arrays = Buffer.concat(Array.from({ length: 100 }, () => encodeReply(lrange)))
 const arrayChunks = chunked(arrays, 65536)
 measure('RespDecoder 100 arrays of 100 small bulks', arrays.length, () => decodeAll(new RespDecoder(), arrayChunks), 100)
+measure('  through feed', arrays.length, () => feedAll(new RespDecoder(), arrayChunks), 100)
 const big = Buffer.concat([Buffer.from(`$${64 * 1024 * 1024}\r\n`), Buffer.alloc(64 * 1024 * 1024, 7), Buffer.from('\r\n')])
 const bigChunks = chunked(big, 65536)
 measure('RespDecoder one 64 MiB bulk', big.length, () => decodeAll(new RespDecoder(), bigChunks))
+measure('  through feed', big.length, () => feedAll(new RespDecoder(), bigChunks))
 const requests = encodeCommands(Array.from({ length: 10_000 }, (_, i) => ['SET', `key:${i}`, `value-${i}`]))
 const requestChunks = chunked(requests, 65536)
 measure(
