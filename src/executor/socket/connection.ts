@@ -235,6 +235,11 @@ export class Connection {
     return this.#inflight
   }
 
+  /** Commands written to the server and not yet answered (not those still queued for this turn's write). */
+  get awaitingReplies(): number {
+    return this.#inflight - this.#outgoing.length
+  }
+
   /** Sends one command; resolves with its reply. */
   send(command: Command): Promise<Reply> {
     return new Promise<Reply>((resolve, reject) => {

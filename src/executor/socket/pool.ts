@@ -102,16 +102,20 @@ export class Pool {
   }
 
   /**
-   * The least loaded live shared connection, opening another while the pool is below its size
-   * and every connection is busy. Waits only when no connection is live.
+   * The first live shared connection with no reply outstanding on the wire, so the commands of
+   * one event-loop turn share one connection (one write, one read, instead of one of each per
+   * connection); a command never waits behind a reply that was already on its way, such as a
+   * large one. When every connection awaits replies: the least loaded one, opening another while
+   * the pool is below its size. Waits only when no connection is live.
    */
   #pick(): Connection | Promise<Connection> {
     this.lastUsed = Date.now()
     let best: Connection | undefined
     for (const connection of this.#shared) {
+      if (connection.awaitingReplies === 0) return connection
       if (best === undefined || connection.inflight < best.inflight) best = connection
     }
-    if (best !== undefined && (best.inflight === 0 || this.#shared.length >= this.#settings.size)) return best
+    if (best !== undefined && this.#shared.length >= this.#settings.size) return best
     if (this.#connecting === undefined) {
       const error = this.#unavailable()
       if (error !== undefined) return best ?? Promise.reject(error)

@@ -280,6 +280,28 @@ describe.skipIf(redisServerSkipReason !== undefined)(liveSuiteName('socket execu
     expect(stats.writes).toBeGreaterThan(0)
   })
 
+  test('with several pooled connections open, the commands of one turn still go out in one write', async () => {
+    const pooled = new SocketExecutor({ url: `redis://:secret@127.0.0.1:${server.port}`, poolSize: 4 })
+    try {
+      await pooled.exec(['PING'])
+      // Held by CLIENT PAUSE, the first connection's reply stays outstanding, so the next turn's
+      // command makes the pool open a second connection.
+      await executor.exec(['CLIENT', 'PAUSE', '300', 'ALL'])
+      const held = pooled.exec(['PING'])
+      await new Promise((resolve) => setImmediate(resolve))
+      const second = pooled.exec(['PING'])
+      await Promise.all([held, second])
+      await waitFor(() => pooled.stats.connections >= 2, 'a second pooled connection')
+
+      const writes = pooled.stats.writes
+      const echoes = await Promise.all(Array.from({ length: 50 }, (_, i) => pooled.exec(['ECHO', `m${i}`])))
+      expect(echoes.map(text)).toEqual(Array.from({ length: 50 }, (_, i) => `m${i}`))
+      expect(pooled.stats.writes).toBe(writes + 1)
+    } finally {
+      await pooled.close()
+    }
+  })
+
   test('after close, calls reject with BackendUnavailableError', async () => {
     const closing = new SocketExecutor({ url: `redis://:secret@127.0.0.1:${server.port}` })
     expect(await closing.exec(['PING'])).toEqual(new Status('PONG'))
