@@ -181,6 +181,8 @@ describe('classifications (named examples)', () => {
     ['brpoplpush', 'unavailable', false],
     ['bzpopmin', 'unavailable', false],
     ['bzpopmax', 'unavailable', false],
+    ['bzmpop', 'unavailable', false],
+    ['blmpop', 'unavailable', false],
     ['subscribe', 'unavailable', false],
     ['psubscribe', 'unavailable', false],
     ['ssubscribe', 'unavailable', false],

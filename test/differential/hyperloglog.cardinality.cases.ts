@@ -1,8 +1,9 @@
 /**
  * HyperLogLog estimates compared with redis-server at cardinalities 1 to 1,000,000: PFADD in
  * batches (up to 10,000 elements per command, so a million elements are 100 round trips), then
- * PFCOUNT and the exact bytes (GET) before and after the cache is written. Elements mix decimal
- * strings of every length, prefixed strings and binary values.
+ * PFCOUNT and the exact bytes (GET) before and after the cache is written, and one HLL grown
+ * through the whole range with PFCOUNT at every step of about 25%. Elements mix decimal strings of
+ * every length, prefixed strings and binary values.
  */
 import type { Command } from '../../src/reply.js'
 import type { DiffCase } from './harness.js'
@@ -27,6 +28,28 @@ function cardinalityCase(count: number): DiffCase {
       ['PFCOUNT', key],
     ],
   }
+}
+
+/** Cardinalities from 1 to 1,000,000, each about 25% above the last. */
+const CHECKPOINTS: readonly number[] = (() => {
+  const out: number[] = []
+  for (let n = 1; n < 1_000_000; n = Math.max(n + 1, Math.round(n * 1.25))) out.push(n)
+  return [...out, 1_000_000]
+})()
+
+/**
+ * One HLL grown from 1 to 1,000,000 elements, PFCOUNT and the bytes compared at every checkpoint:
+ * the estimate is checked all along the range (sparse, the promotion, dense), not only at powers
+ * of ten.
+ */
+function growingCase(): DiffCase {
+  const commands: Command[] = []
+  let added = 0
+  for (const target of CHECKPOINTS) {
+    commands.push(...pfaddBatches('grow', elements('c:', added, target - added), 10_000), ['PFCOUNT', 'grow'], ['GET', 'grow'])
+    added = target
+  }
+  return { name: `PFCOUNT as one HLL grows from 1 to 1,000,000 elements, at ${CHECKPOINTS.length} checkpoints about 25% apart`, commands }
 }
 
 /** HLLs of several sizes and encodings, counted together and merged. */
@@ -59,4 +82,4 @@ function unionCase(): DiffCase {
   }
 }
 
-export const hyperLogLogCardinalityCases: DiffCase[] = [...CARDINALITIES.map(cardinalityCase), unionCase()]
+export const hyperLogLogCardinalityCases: DiffCase[] = [...CARDINALITIES.map(cardinalityCase), growingCase(), unionCase()]

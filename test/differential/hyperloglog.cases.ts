@@ -94,6 +94,18 @@ const pfaddCases: DiffCase[] = [
     ],
   },
   {
+    name: 'PFADD, single-key PFCOUNT, PFDEBUG and PFMERGE unshare an existing HLL: an embstr value turns raw even when nothing changes',
+    commands: [
+      ['SET', 'k', sparseHll([xzero(16384)])], ['OBJECT', 'ENCODING', 'k'], ['PFADD', 'k'], ['OBJECT', 'ENCODING', 'k'],
+      ['SET', 'j', sparseHll([xzero(16384)], 5n)], ['PFCOUNT', 'j'], ['OBJECT', 'ENCODING', 'j'],
+      ['SET', 'd', sparseHll([xzero(16384)])], ['PFDEBUG', 'ENCODING', 'd'], ['OBJECT', 'ENCODING', 'd'],
+      ['SET', 'm', sparseHll([xzero(16384)])], ['PFMERGE', 'm'], ['OBJECT', 'ENCODING', 'm'],
+      ['SET', 'c', sparseHll([xzero(16384)])], ['PFCOUNT', 'c', 'nokey'], ['OBJECT', 'ENCODING', 'c'], ['PFMERGE', 'x', 'c'], ['OBJECT', 'ENCODING', 'c'],
+      ['SET', 'bad', sparseHll([xzero(100)])], ['PFADD', 'bad', 'a'], ['OBJECT', 'ENCODING', 'bad'],
+      ['SET', 's', 'text'], ['PFADD', 's', 'a'], ['OBJECT', 'ENCODING', 's'],
+    ],
+  },
+  {
     name: 'PFADD keeps the TTL of an existing HLL',
     commands: [['PFADD', 'k', 'a'], ['EXPIRE', 'k', '1000'], ['PFADD', 'k', 'b'], ['TTL', 'k'], ['PFADD', 'k', ...elements('t', 0, 5000)], ['TTL', 'k'], ['PFCOUNT', 'k'], ['TTL', 'k']],
     relax: { 3: 'ttl', 5: 'ttl', 7: 'ttl' },

@@ -4,8 +4,11 @@
  * own zset and geo entries with the forms below).
  *
  * Everything here is compared exactly, with no relaxation:
- * - the generator's keys hold at most eight short members, so sorted sets stay listpacks: ZSCAN
- *   returns them whole, in order, and lex ranges over mixed scores follow the listpack scan;
+ * - ZSCAN and the lexicographic ranges over mixed scores run on keys of their own
+ *   ({@link MIXED_KEYS}), which hold at most eight short members and which SORT never sees, so
+ *   they stay listpacks: ZSCAN returns them whole, in order, and lex ranges follow the listpack
+ *   scan (on a skip list, which SORT makes of any sorted set it sorts, they follow its random
+ *   levels);
  * - ZRANDMEMBER is only asked for counts covering the set (Redis then returns the whole set,
  *   highest score first) or 0;
  * - GEOSEARCH and GEORADIUS answer in Redis's cell-by-cell scan order, which the engine
@@ -24,12 +27,24 @@ const LONGITUDES: readonly string[] = ['13.361389', '15.087269', '13.5', '14', '
 const LATITUDES: readonly string[] = ['38.115556', '37.502669', '37.2', '38', '85.05112878', '-85.05112878', '0', '-33.5', '86', 'nan']
 const UNITS: readonly string[] = ['m', 'km', 'mi', 'ft', 'KM', 'yd']
 
+/**
+ * Sorted sets with mixed scores for ZSCAN and the lex ranges: only the specs here touch them
+ * (adds, removals, stores, a SET or DEL now and then for WRONGTYPE), never SORT, which converts
+ * the sorted sets it sorts to skip lists (`zsetConvert` in sortCommandGeneric).
+ */
+const MIXED_KEYS: readonly string[] = ['M0', 'M1']
+
 function zset(name: string, build: (draw: Draw) => ReturnType<CommandSpec['build']>, weight = 1): CommandSpec {
   return { name, family: 'zset', weight, build }
 }
 
 function geo(name: string, build: (draw: Draw) => ReturnType<CommandSpec['build']>, weight = 1): CommandSpec {
   return { name, family: 'geo', weight, build }
+}
+
+/** One of {@link MIXED_KEYS}. */
+function mixed(d: Draw): string {
+  return d.pick(MIXED_KEYS)
 }
 
 /** Sorted-set forms beyond the generator's own: odd scores, stores by score and lex, scans, whole-set ZRANDMEMBER. */
@@ -41,12 +56,19 @@ export function sortedSetSpecs(): CommandSpec[] {
       'ZRANGESTORE', d.key(), d.key(), d.pick(SCORE_BOUNDS), d.pick(SCORE_BOUNDS), 'BYSCORE',
       ...d.maybe(0.3, 'REV'), ...d.maybe(0.3, 'LIMIT', d.pick(['0', '1', '-1']), d.pick(['1', '-1', '0'])),
     ]),
-    zset('zrangestore', (d) => ['ZRANGESTORE', d.key(), d.key(), d.pick(LEX_BOUNDS), d.pick(LEX_BOUNDS), 'BYLEX', ...d.maybe(0.3, 'REV')]),
+    zset('zrangestore', (d) => ['ZRANGESTORE', d.key(), mixed(d), d.pick(LEX_BOUNDS), d.pick(LEX_BOUNDS), 'BYLEX', ...d.maybe(0.3, 'REV')]),
     zset('zrange', (d) => ['ZRANGE', d.key(), d.pick(INDEXES), d.pick(INDEXES), ...d.maybe(0.2, d.pick(['REV', 'BYSCORE', 'BYLEX', 'LIMIT', 'WITHSCORES']))]),
-    zset('zrangebylex', (d) => ['ZRANGEBYLEX', d.key(), d.pick(LEX_BOUNDS), d.pick(LEX_BOUNDS), ...d.maybe(0.3, 'LIMIT', '1', '2')]),
-    zset('zlexcount', (d) => ['ZLEXCOUNT', d.key(), d.pick(LEX_BOUNDS), d.pick(LEX_BOUNDS)]),
-    zset('zremrangebylex', (d) => ['ZREMRANGEBYLEX', d.key(), d.pick(LEX_BOUNDS), d.pick(LEX_BOUNDS)]),
-    zset('zscan', (d) => ['ZSCAN', d.key(), d.pick(['0', '0', '7', 'x']), ...d.maybe(0.3, 'MATCH', d.pick(['m*', '*', '1?'])), ...d.maybe(0.2, 'COUNT', d.pick(['1', '0']))]),
+    zset('zadd', (d) => ['ZADD', mixed(d), ...d.maybe(0.2, d.pick(['GT', 'LT', 'NX', 'XX', 'CH'])), d.pick(SCORES), d.member(), ...d.maybe(0.5, d.pick(SCORES), d.member())], 2),
+    zset('zrem', (d) => ['ZREM', mixed(d), ...d.members(2)]),
+    zset('zunionstore', (d) => ['ZUNIONSTORE', mixed(d), '2', mixed(d), d.pick([...MIXED_KEYS, 'a'])], 0.3),
+    zset('set', (d) => ['SET', mixed(d), d.value()], 0.05),
+    zset('del', (d) => ['DEL', mixed(d)], 0.1),
+    zset('zrangebylex', (d) => ['ZRANGEBYLEX', mixed(d), d.pick(LEX_BOUNDS), d.pick(LEX_BOUNDS), ...d.maybe(0.3, 'LIMIT', '1', '2')]),
+    zset('zrevrangebylex', (d) => ['ZREVRANGEBYLEX', mixed(d), d.pick(LEX_BOUNDS), d.pick(LEX_BOUNDS), ...d.maybe(0.3, 'LIMIT', '0', '2')]),
+    zset('zrange', (d) => ['ZRANGE', mixed(d), d.pick(LEX_BOUNDS), d.pick(LEX_BOUNDS), 'BYLEX', ...d.maybe(0.3, 'REV'), ...d.maybe(0.3, 'LIMIT', '1', '-1')]),
+    zset('zlexcount', (d) => ['ZLEXCOUNT', mixed(d), d.pick(LEX_BOUNDS), d.pick(LEX_BOUNDS)]),
+    zset('zremrangebylex', (d) => ['ZREMRANGEBYLEX', mixed(d), d.pick(LEX_BOUNDS), d.pick(LEX_BOUNDS)]),
+    zset('zscan', (d) => ['ZSCAN', mixed(d), d.pick(['0', '0', '7', 'x']), ...d.maybe(0.3, 'MATCH', d.pick(['m*', '*', '1?'])), ...d.maybe(0.2, 'COUNT', d.pick(['1', '0']))]),
     zset('zrandmember', (d) => ['ZRANDMEMBER', d.key(), d.pick(['100', '0', '9223372036854775807', 'x']), ...d.maybe(0.5, 'WITHSCORES')]),
     zset('zrank', (d) => [d.pick(['ZRANK', 'ZREVRANK']), d.key(), d.member()]),
     zset('zunion', (d) => {
@@ -76,7 +98,10 @@ export function geoSpecs(): CommandSpec[] {
       ...d.maybe(0.4, 'STOREDIST'), ...d.maybe(0.3, 'COUNT', '2'),
     ]),
     geo('georadius', (d) => ['GEORADIUS', d.key(), ...position(d), d.pick(['100', '1500', '-1']), d.pick(UNITS), ...options(d), ...d.maybe(0.2, d.pick(['STORE', 'STOREDIST']), d.key())]),
-    geo('georadiusbymember', (d) => ['GEORADIUSBYMEMBER', d.key(), d.member(), d.pick(['100', '1500', 'x']), d.pick(UNITS), ...options(d)]),
+    geo('georadiusbymember', (d) => [
+      'GEORADIUSBYMEMBER', d.key(), d.member(), d.pick(['100', '1500', 'x']), d.pick(UNITS), ...options(d), ...d.maybe(0.2, d.pick(['STORE', 'STOREDIST']), d.key()),
+    ]),
+    geo('georadiusbymember_ro', (d) => ['GEORADIUSBYMEMBER_RO', d.key(), d.member(), d.pick(['100', '1500']), d.pick(UNITS), ...options(d)]),
     geo('georadius_ro', (d) => ['GEORADIUS_RO', d.key(), ...position(d), '1500', 'km', ...options(d)]),
   ]
 }

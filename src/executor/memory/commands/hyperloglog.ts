@@ -79,6 +79,9 @@ function pfadd(ctx: CommandContext, argv: readonly string[]): Out {
   const stored = readHll(ctx, key)
   if (stored instanceof ReplyError) return stored
   const created = stored === undefined
+  // Redis unshares an existing HLL before adding (`dbUnshareStringValue`), so an embstr value
+  // becomes raw even when no register changes.
+  if (!created) ctx.db.setStringEncoding(key, 'raw')
   const value = stored ?? EMPTY_HLL
   const maxBytes = sparseMaxBytes(ctx)
   let buffer = created ? HllBuffer.from(value) : null

@@ -113,7 +113,13 @@ const TWO_POW_62 = 2 ** 62
 
 /** C `printf("%.17g")` of a double, exactly as glibc writes it. */
 function formatG17(x: number): string {
-  if (Number.isInteger(x) && Math.abs(x) < 1e17) return Object.is(x, -0) ? '-0' : String(x)
+  // An integer below 1e17 has at most 17 digits, all of which %.17g writes. String() is exact only
+  // up to 2^53: beyond, it writes the shortest digits that read back (20266198323167232, a sum of
+  // two geohash scores, would come out as 20266198323167230), so larger ones go through BigInt.
+  if (Number.isInteger(x) && Math.abs(x) < 1e17) {
+    if (Math.abs(x) <= Number.MAX_SAFE_INTEGER) return Object.is(x, -0) ? '-0' : String(x)
+    return BigInt(x).toString()
+  }
   if (x === Infinity) return 'inf'
   if (x === -Infinity) return '-inf'
   if (Number.isNaN(x)) return 'nan'
