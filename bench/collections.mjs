@@ -9,6 +9,7 @@
  *   - ZRANK of one of 256 fixed members: the same walk down the structure, but over paths that
  *     stay in the CPU caches, so its growth is the algorithm's (the depth) without the misses;
  *   - XRANGE: COUNT 10 from a random existing ID;
+ *   - XRANGE from one of 256 fixed IDs: likewise the search with the entries it reads in cache;
  *   - XADD: `MAXLEN N *`, an exact trim, so the stream stays at N entries (every append also
  *     marks the oldest entry deleted, and every 100th drops a whole node, in both contenders).
  * Both contenders get the same fill and the same commands, from a fixed-seed generator; the
@@ -21,7 +22,11 @@
  * main thread, which runs every command, from /proc/<pid>/schedstat (ns; /proc/<pid>/stat counts
  * 10 ms ticks, too coarse here). Growth is cost at 1M over cost at 1k: an O(log n) walk is about
  * twice as deep at 1M as at 1k (plus the cache misses of a structure that no longer fits the
- * caches); a linear one would cost 1,000x.
+ * caches); a linear one would cost 1,000x. The two rows on 256 fixed members / IDs separate the
+ * two terms: the random rows pay the depth and the misses, the fixed ones mostly the depth. A
+ * last table gives the depths themselves: the levels of restis's sorted-set tree (each ZRANK,
+ * ZRANGE and ZADD descends all of them) and the stream nodes each contender bisects to find an
+ * ID (XINFO STREAM `radix-tree-keys`).
  *
  * Each (contender, size) runs in a child process of its own that fills, runs `gc()` once (started
  * with --expose-gc, so the fill's garbage is not collected inside a measurement; the collections
@@ -60,8 +65,8 @@ const PASSES = Number(process.env.BENCH_PASSES ?? 3)
 /** Seconds after which no further round starts (a loaded machine stretches every round). */
 const DEADLINE_S = Number(process.env.BENCH_DEADLINE ?? 150)
 const SIZES = [1_000, 10_000, 100_000, 1_000_000]
-const OPS = ['ZADD', 'ZRANGE', 'ZRANK', 'ZRANK_HOT', 'XRANGE', 'XADD']
-/** Distinct members ZRANK_HOT asks for: few enough that their paths stay in the CPU caches. */
+const OPS = ['ZADD', 'ZRANGE', 'ZRANK', 'ZRANK_HOT', 'XRANGE', 'XRANGE_HOT', 'XADD']
+/** Distinct members ZRANK_HOT (IDs XRANGE_HOT) asks for: few enough that their paths stay in the CPU caches. */
 const HOT = 256
 const CONTENDERS = ['restis', 'redis']
 const BATCH = 100
@@ -78,6 +83,7 @@ const LABELS = {
   ZRANK: 'ZRANK (existing member)',
   ZRANK_HOT: `ZRANK (one of ${HOT} members)`,
   XRANGE: 'XRANGE (COUNT 10 from an existing ID)',
+  XRANGE_HOT: `XRANGE (COUNT 10 from one of ${HOT} IDs)`,
   XADD: 'XADD (MAXLEN = N, *)',
 }
 const CONTENDER_LABELS = { restis: 'restis MemoryExecutor', redis: 'redis-server via SocketExecutor' }
@@ -104,6 +110,7 @@ function workload(size) {
   const fillStream = Array.from({ length: size }, (_, i) => ['XADD', 'stream', `${i + 1}-0`, 'field', `value:${i}`])
   const hotRandom = lcg(8)
   const hot = Array.from({ length: HOT }, () => hotRandom(size))
+  const hotIds = Array.from({ length: HOT }, () => hotRandom(size - 9) + 1)
   const pool = (op, seed, make) => [op, Array.from({ length: POOL }, make.bind(null, lcg(seed)))]
   const pools = Object.fromEntries([
     pool('ZADD', 1, (random) => ['ZADD', 'zset', String(random(1e9)), `member:${random(size)}`]),
@@ -114,6 +121,7 @@ function workload(size) {
     pool('ZRANK', 3, (random) => ['ZRANK', 'zset', `member:${random(size)}`]),
     pool('ZRANK_HOT', 6, (random) => ['ZRANK', 'zset', `member:${hot[random(HOT)]}`]),
     pool('XRANGE', 4, (random) => ['XRANGE', 'stream', `${random(size - 9) + 1}-0`, '+', 'COUNT', '10']),
+    pool('XRANGE_HOT', 7, (random) => ['XRANGE', 'stream', `${hotIds[random(HOT)]}-0`, '+', 'COUNT', '10']),
     pool('XADD', 5, () => ['XADD', 'stream', 'MAXLEN', String(size), '*', 'field', 'value']),
   ])
   return { fillZset, fillStream, pools }
@@ -153,6 +161,16 @@ async function scalar(executor, command) {
   return Number(reply)
 }
 
+/** The stream's `radix-tree-keys` from XINFO STREAM: the nodes an ID lookup bisects. */
+async function streamNodes(executor) {
+  const [reply] = await executor.pipeline([['XINFO', 'STREAM', 'stream']])
+  if (!Array.isArray(reply)) return NaN
+  for (let i = 0; i + 1 < reply.length; i += 2) {
+    if (Buffer.from(reply[i]).toString() === 'radix-tree-keys') return Number(reply[i + 1])
+  }
+  return NaN
+}
+
 /** Child mode: fill to `size`, measure every operation, print one JSON line. */
 async function child(contender, size, redisUrl, redisPid) {
   const build = await benchBuild()
@@ -175,6 +193,12 @@ async function child(contender, size, redisUrl, redisPid) {
   fillZset = fillStream = undefined
   if ((await scalar(executor, ['ZCARD', 'zset'])) !== size) throw new Error(`ZCARD is not ${size} after the fill`)
   if ((await scalar(executor, ['XLEN', 'stream'])) !== size) throw new Error(`XLEN is not ${size} after the fill`)
+  // The depths the operations walk: restis's sorted-set tree (read from the engine, which this
+  // process holds), and the stream nodes of either contender.
+  const structure = {
+    zsetLevels: contender === 'restis' ? (executor.engine.databases[0].get('zset', Date.now())?.depth ?? NaN) : NaN,
+    streamNodes: await streamNodes(executor),
+  }
 
   const wallNow = () => Number(process.hrtime.bigint())
   /**
@@ -207,7 +231,7 @@ async function child(contender, size, redisUrl, redisPid) {
   for (const op of OPS) {
     const replies = await executor.pipeline(batchesOf[op][0])
     assertReplies(op, replies)
-    const tenEach = op === 'ZRANGE' || op === 'XRANGE'
+    const tenEach = op === 'ZRANGE' || op.startsWith('XRANGE')
     if (tenEach && !replies.every((reply) => Array.isArray(reply) && reply.length === 10)) throw new Error(`${op}: a reply without 10 items`)
     if (op.startsWith('ZRANK') && !replies.every((reply) => typeof reply === 'number')) throw new Error('ZRANK: a member without a rank')
   }
@@ -223,7 +247,7 @@ async function child(contender, size, redisUrl, redisPid) {
     if (windows[op].length === 0) await window(batchesOf[op], SECONDS * 0.3e9)
     windows[op].push(await window(batchesOf[op], SECONDS * 1e9))
   }
-  const out = { fillSeconds }
+  const out = { fillSeconds, structure }
   for (const op of OPS) {
     out[op] = { ...medians(windows[op]), windows: windows[op] }
   }
@@ -293,6 +317,8 @@ if (process.argv[2] === '--child') {
     const cpuOf = (c, op, s) => results[c]?.[op][s].cpuNsPerOp ?? NaN
     const small = SIZES[0]
     const large = SIZES.at(-1)
+    /** A structure figure of the first run of (contender, size): it is the same in every run. */
+    const structureOf = (c, field, s) => runs[c]?.[s][0]?.structure?.[field] ?? NaN
 
     const throughputRows = OPS.flatMap((op) =>
       SIZES.map((s) => [
@@ -318,7 +344,13 @@ if (process.argv[2] === '--child') {
         throughputRows,
       ),
       '',
-      table(['CPU ns per op', 'where', ...SIZES.map((s) => fmt(s)), '1M / 1k'], growthRows),
+      table(['CPU ns per op', 'where', ...SIZES.map((s) => fmt(s)), '1M / 1k (log n: 2x, n: 1,000x)'], growthRows),
+      '',
+      table(['depth walked', 'where', ...SIZES.map((s) => fmt(s))], [
+        ['sorted-set tree levels (root to leaf)', 'restis (B+ tree, fan-out 64)', ...SIZES.map((s) => fmt(structureOf('restis', 'zsetLevels', s)))],
+        ['stream nodes (XINFO radix-tree-keys)', 'restis', ...SIZES.map((s) => fmt(structureOf('restis', 'streamNodes', s)))],
+        ...(redis ? [['', 'redis-server', ...SIZES.map((s) => fmt(structureOf('redis', 'streamNodes', s)))]] : []),
+      ]),
     ].join('\n')
     console.log(`\nSorted sets and streams: median of ${roundsText(rounds)} (interleaved), each (contender, size) in a child process of its own\n`)
     console.log(markdown)

@@ -200,8 +200,19 @@ export function streamSequence(seed: number, length: number): Command[] {
     } else if (roll < 98.5) {
       commands.push(['XINFO', 'STREAM', name, 'FULL', ...(random.chance(0.5) ? ['COUNT', String(random.int(0, 4))] : [])])
     } else if (roll < 99.3) {
-      keyState.ms += 3
-      commands.push(['XSETID', name, `${keyState.ms}-0`, ...(random.chance(0.3) ? ['ENTRIESADDED', String(random.int(0, 500))] : [])])
+      if (random.chance(0.3)) {
+        // Back to an earlier ID: refused below the last live entry, else allowed by Redis 7.0 even
+        // below tombstones, after which the next XADDs (which carry on from there) append IDs out
+        // of order inside a node.
+        const back = issuedId(name)
+        commands.push(['XSETID', name, back])
+        const [ms, seq] = back.split('-').map(Number)
+        keyState.ms = ms
+        keyState.seq = seq
+      } else {
+        keyState.ms += 3
+        commands.push(['XSETID', name, `${keyState.ms}-0`, ...(random.chance(0.3) ? ['ENTRIESADDED', String(random.int(0, 500))] : [])])
+      }
     } else {
       commands.push(['XLEN', name])
     }

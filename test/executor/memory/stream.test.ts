@@ -3,6 +3,7 @@ import { StreamValue } from '../../../src/executor/memory/types/stream.js'
 import { IdMap } from '../../../src/executor/memory/types/stream-group.js'
 import {
   compareIds,
+  exact,
   formatId,
   nextId,
   parseId,
@@ -100,6 +101,9 @@ describe('stream IDs', () => {
     expect(previousId(id(0, 0))).toBeNull()
     expect(nextId(id(9007199254740991, 9007199254740991))).toEqual(id(9007199254740991, 9007199254740992n))
     expect(formatId(id(18446744073709551615n, 0))).toBe('18446744073709551615-0')
+    for (const n of [0, 7, 999, 1000, 1001, 10_000, 100_007, 1_000_000, 1_700_000_000_123, 9007199254740991]) {
+      expect(formatId(id(n, n))).toBe(`${String(n)}-${String(n)}`)
+    }
     expect(compareIds(id(9007199254740991, 0), id(9007199254740992n, 0))).toBe(-1)
   })
 })
@@ -172,18 +176,24 @@ describe('IdMap (PELs)', () => {
 describe('StreamValue', () => {
   const limits = { maxBytes: 4096, maxEntries: 100 }
 
-  test('range, delete and trim keep agreeing with an array model', () => {
-    const random = randomSource(5)
+  /**
+   * Random appends, deletes, trims and ranges checked against an array. IDs are `base + ms` and
+   * `seqBase + step`: the default stays in plain numbers; the others cross 2^53 into bigints,
+   * where nodes are found by their IDs as doubles (equal for many different bigints near 2^64).
+   */
+  function modelTest(seed: number, base = 0n, seqBase = 0n, steps = 20000, nodeLimits = { maxBytes: 600, maxEntries: 7 }): void {
+    const random = randomSource(seed)
     const stream = new StreamValue()
     let model: { id: StreamId; fields: string[] }[] = []
+    const at = (ms: number, seq: number): StreamId => id(exact(base + BigInt(ms)), exact(seqBase + BigInt(seq)))
     let ms = 0
-    for (let step = 0; step < 20000; step++) {
+    for (let step = 0; step < steps; step++) {
       const operation = random(20)
       if (operation < 9) {
         ms += random(3)
-        const entryId = id(ms, step)
+        const entryId = at(ms, step)
         const fields = random(4) === 0 ? ['other', String(step)] : ['f', 'x'.repeat(random(80))]
-        stream.append(entryId, fields, { maxBytes: 600, maxEntries: 7 })
+        stream.append(entryId, fields, nodeLimits)
         model.push({ id: entryId, fields })
       } else if (operation < 13 && model.length > 0) {
         const target = model[random(model.length)].id
@@ -200,8 +210,8 @@ describe('StreamValue', () => {
         stream.trim({ minId, approx: false, limit: 0 })
         model = model.filter((entry) => compareIds(entry.id, minId) >= 0)
       } else {
-        const a = id(random(ms + 2), random(step + 1))
-        const b = id(random(ms + 2), random(step + 1))
+        const a = at(random(ms + 2), random(step + 1))
+        const b = at(random(ms + 2), random(step + 1))
         const count = random(4)
         const reverse = random(2) === 1
         let expected = model.filter((entry) => compareIds(entry.id, a) >= 0 && compareIds(entry.id, b) <= 0)
@@ -213,6 +223,19 @@ describe('StreamValue', () => {
       expect(stream.length).toBe(model.length)
       expect(formatId(stream.firstId)).toBe(model.length === 0 ? '0-0' : formatId(model[0].id))
     }
+  }
+
+  test('range, delete and trim keep agreeing with an array model', () => {
+    modelTest(5)
+    // Nodes of up to 60 entries, where a search starts from a guess by time and gallops.
+    modelTest(9, 0n, 0n, 20000, { maxBytes: 8192, maxEntries: 60 })
+  })
+
+  test('the same with IDs across 2^53 and near 2^64 (bigints, equal as doubles)', () => {
+    modelTest(6, 9007199254740991n - 3000n, 0n, 8000)
+    modelTest(7, 0n, 9007199254740991n - 3000n, 8000)
+    modelTest(8, 18446744073709551615n - 20000n, 18446744073709551615n - 20000n, 8000)
+    modelTest(10, 9007199254740991n - 3000n, 0n, 8000, { maxBytes: 8192, maxEntries: 60 })
   })
 
   test('a million entries: appends stay O(1), ranges binary-search, ~ trims whole nodes', () => {

@@ -12,7 +12,8 @@ import { Random } from '../../differential/generator.js'
 /**
  * What the differential suite cannot compare live: the ranked tree's invariants under random
  * operations, random replies (ZRANDMEMBER), ZSCAN over skip lists (hash-table order in Redis),
- * score formatting on tie cases, the interface SORT uses, and ZRANK … WITHSCORE (Redis 7.2).
+ * score formatting on tie cases, the interface SORT uses, ZRANK … WITHSCORE (Redis 7.2), and the
+ * blocking forms, which the engine does not serve.
  */
 
 type Plain = string | number | null | { error: string } | Plain[]
@@ -91,6 +92,35 @@ describe('RankedTree', () => {
     expect(tree.delete(0, 'nope')).toBe(false)
   })
 
+  test('a tree of several levels: every rank, cursor and count agrees with a sorted array', () => {
+    const random = new Random(11)
+    const tree = new RankedTree()
+    const reference: [number, string][] = []
+    for (let i = 0; i < 100_000; i++) {
+      // Few distinct scores, so descents often compare members too.
+      const entry: [number, string] = [random.int(0, 500), `m${random.int(0, 1e9)}:${i}`]
+      tree.insert(entry[0], entry[1])
+      reference.push(entry)
+    }
+    reference.sort((a, b) => compareEntries(a[0], a[1], b[0], b[1]))
+    const wrong: number[] = []
+    for (let i = 0; i < reference.length; i++) {
+      const [score, member] = reference[i]
+      if (tree.rankOf(score, member) !== i || tree.cursorAt(i).member !== member) wrong.push(i)
+    }
+    expect(wrong).toEqual([])
+    expect(tree.rankOf(reference[0][0], 'absent')).toBe(-1)
+    expect(tree.rankOf(reference[0][0] + 0.5, reference[0][1])).toBe(-1)
+    for (let threshold = -1; threshold <= 501; threshold += 7) {
+      expect(tree.countBefore((score) => score >= threshold)).toBe(reference.filter(([score]) => score < threshold).length)
+    }
+    // 100,000 entries need more than 64 leaves of at most 64: branches on two levels at least.
+    expect(tree.depth).toBeGreaterThanOrEqual(3)
+    expect(new RankedTree().depth).toBe(1)
+    const back = tree.cursorAt(reference.length - 1)
+    for (let i = reference.length - 1; i >= reference.length - 500; i--, back.prev()) expect(back.member).toBe(reference[i][1])
+  })
+
   test('cursors walk both ways across leaves', () => {
     const tree = new RankedTree()
     for (let i = 0; i < 1000; i++) tree.insert(i, `m${i}`)
@@ -112,6 +142,10 @@ describe('score formatting (Redis 7.0 RESP2: %.17g)', () => {
     expect(formatScore(0.500003814697265625 + 2 ** -18)).toBe('0.50000762939453125')
     expect(formatScore(123456789012345678)).toBe('1.2345678901234568e+17')
     expect(formatScore(1e16)).toBe('10000000000000000')
+    // Integers between 2^53 and 1e17 keep all their digits (String() would end them in 0).
+    expect(formatScore(20266198323167232)).toBe('20266198323167232')
+    expect(formatScore(-99999999999999984)).toBe('-99999999999999984')
+    expect(formatScore(2 ** 53 + 2)).toBe('9007199254740994')
     expect(formatScore(1e17)).toBe('1e+17')
     expect(formatScore(1e-5)).toBe('1.0000000000000001e-05')
     expect(formatScore(0.0001)).toBe('0.0001')
@@ -268,5 +302,21 @@ describe('ZRANK and ZREVRANK WITHSCORE (Redis 7.2, https://redis.io/docs/latest/
     const run = engine()
     run('ZADD', 'z', '1', 'a')
     expect(run('ZRANK', 'z', 'a', 'WITHSCORE')).toEqual({ error: "ERR wrong number of arguments for 'zrank' command" })
+  })
+})
+
+describe('BZPOPMIN, BZPOPMAX and BZMPOP are not served', () => {
+  // The gateway refuses blocking commands before they reach an executor (restAvailability, see
+  // test/commands/lookup.test.ts); the engine itself has no handler for them, so a caller that
+  // bypasses the gateway gets Redis's answer for a command it lacks, after Redis's arity check.
+  test('the engine answers unknown command, after the arity check, and pops nothing', () => {
+    const run = engine()
+    run('ZADD', 'z', '1', 'a', '2', 'b')
+    expect(run('BZPOPMIN', 'z', '0')).toEqual({ error: "ERR unknown command 'BZPOPMIN', with args beginning with: 'z' '0' " })
+    expect(run('bzpopmax', 'z', '1')).toEqual({ error: "ERR unknown command 'bzpopmax', with args beginning with: 'z' '1' " })
+    expect(run('BZMPOP', '0', '1', 'z', 'MIN')).toEqual({ error: "ERR unknown command 'BZMPOP', with args beginning with: '0' '1' 'z' 'MIN' " })
+    expect(run('BZPOPMIN', 'z')).toEqual({ error: "ERR wrong number of arguments for 'bzpopmin' command" })
+    expect(run('BZMPOP', '0', '1', 'z')).toEqual({ error: "ERR wrong number of arguments for 'bzmpop' command" })
+    expect(run('ZCARD', 'z')).toBe(2)
   })
 })

@@ -70,14 +70,21 @@ function firstMemberOf(node: TreeNode): string {
   return node.isLeaf ? node.members[0] : node.firstMembers[0]
 }
 
+/*
+ * The searches below compare scores first and read a member only when the scores are equal: a
+ * member is a pointer into another array (and a string elsewhere), so reading it on every probe
+ * would touch about twice the cache lines on a descent through nodes that are not in the caches.
+ */
+
 /** Index of the first entry of `leaf` at or after `(score, member)`. */
 function leafPosition(leaf: Leaf, score: number, member: string): number {
-  const { scores, members } = leaf
+  const scores = leaf.scores
   let low = 0
   let high = scores.length
   while (low < high) {
     const middle = (low + high) >>> 1
-    if (compareEntries(scores[middle], members[middle], score, member) < 0) low = middle + 1
+    const s = scores[middle]
+    if (s < score || (s === score && leaf.members[middle] < member)) low = middle + 1
     else high = middle
   }
   return low
@@ -85,15 +92,33 @@ function leafPosition(leaf: Leaf, score: number, member: string): number {
 
 /** The child of `branch` whose range holds `(score, member)`: the last one starting at or before it. */
 function childIndex(branch: Branch, score: number, member: string): number {
-  const { firstScores, firstMembers } = branch
+  const firstScores = branch.firstScores
   let low = 1
   let high = firstScores.length
   while (low < high) {
     const middle = (low + high) >>> 1
-    if (compareEntries(firstScores[middle], firstMembers[middle], score, member) <= 0) low = middle + 1
+    const s = firstScores[middle]
+    if (s < score || (s === score && branch.firstMembers[middle] <= member)) low = middle + 1
     else high = middle
   }
   return low - 1
+}
+
+/**
+ * Entries under the children of `branch` before child `i`: summed from whichever end is nearer
+ * (the branch's total minus the children from `i` on), so at most half the counts are read.
+ */
+function countBeforeChild(branch: Branch, i: number): number {
+  const counts = branch.counts
+  const width = counts.length
+  if (i <= width >>> 1) {
+    let sum = 0
+    for (let j = 0; j < i; j++) sum += counts[j]
+    return sum
+  }
+  let sum = branch.total
+  for (let j = i; j < width; j++) sum -= counts[j]
+  return sum
 }
 
 /**
@@ -118,9 +143,11 @@ export class TreeCursor {
     return this.leaf!.members[this.index]
   }
 
+  // The walks read the members' length, not the scores': a walk that only wants members (ZRANGE
+  // without WITHSCORES) then never touches a leaf's scores.
   next(): void {
     const leaf = this.leaf!
-    if (++this.index < leaf.scores.length) return
+    if (++this.index < leaf.members.length) return
     this.leaf = leaf.next
     this.index = 0
   }
@@ -128,7 +155,7 @@ export class TreeCursor {
   prev(): void {
     if (--this.index >= 0) return
     this.leaf = this.leaf!.prev
-    this.index = this.leaf === null ? 0 : this.leaf.scores.length - 1
+    this.index = this.leaf === null ? 0 : this.leaf.members.length - 1
   }
 }
 
@@ -147,6 +174,13 @@ export class RankedTree {
   /** Number of entries. */
   get size(): number {
     return sizeOf(this.root)
+  }
+
+  /** Nodes on a path from the root to a leaf, both included: what every descent (rank, seek, insert) visits. */
+  get depth(): number {
+    let levels = 1
+    for (let node = this.root; !node.isLeaf; node = node.children[0]) levels++
+    return levels
   }
 
   /** Adds an entry that is not in the tree. */
@@ -203,11 +237,12 @@ export class RankedTree {
     let node = this.root
     while (!node.isLeaf) {
       const i = childIndex(node, score, member)
-      for (let j = 0; j < i; j++) rank += node.counts[j]
+      rank += countBeforeChild(node, i)
       node = node.children[i]
     }
     const position = leafPosition(node, score, member)
-    if (position >= node.scores.length || compareEntries(node.scores[position], node.members[position], score, member) !== 0) return -1
+    // `!==` on scores is the order's equality (`0 === -0`, as `compareEntries` has them equal).
+    if (position >= node.scores.length || node.scores[position] !== score || node.members[position] !== member) return -1
     return rank + position
   }
 
@@ -217,8 +252,19 @@ export class RankedTree {
     let node = this.root
     let remaining = rank
     while (!node.isLeaf) {
-      let i = 0
-      while (remaining >= node.counts[i]) remaining -= node.counts[i++]
+      // From whichever end of the counts is nearer, so at most half of them are read.
+      const counts = node.counts
+      let i: number
+      if (remaining < node.total >>> 1) {
+        i = 0
+        while (remaining >= counts[i]) remaining -= counts[i++]
+      } else {
+        // Counting back from the end: `after` is the number of entries past the rank's child.
+        let after = node.total - 1 - remaining
+        i = counts.length - 1
+        while (after >= counts[i]) after -= counts[i--]
+        remaining = counts[i] - 1 - after
+      }
       node = node.children[i]
     }
     return new TreeCursor(node, remaining)
@@ -254,7 +300,7 @@ export class RankedTree {
         else low = middle + 1
       }
       const i = low - 1
-      for (let j = 0; j < i; j++) rank += node.counts[j]
+      rank += countBeforeChild(node, i)
       node = node.children[i]
     }
     const { scores, members } = node

@@ -47,8 +47,19 @@ export class StreamNode {
   live = 0
   /** Entries marked deleted (`deleted` in the master entry). */
   tombstones = 0
+  /**
+   * Whether the entries are in ascending ID order from the master on, so that a binary search
+   * finds where a walk would start emitting. Redis 7.0 lets XSETID move the last ID back below a
+   * deleted entry (or below the master of a node that exact trimming left with tombstones only);
+   * the next XADD then appends an ID at or below it, and the node is out of order for good (see
+   * {@link StreamValue.range}).
+   */
+  ordered = true
   /** Listpack bytes other than the header, end marker and the two counters. */
   private body: number
+  /** The first and last entries' times as doubles ({@link approximate}), for {@link lowerBound}'s first guess. */
+  private firstMs = 0
+  private lastMs = 0
 
   constructor(
     readonly master: StreamId,
@@ -64,6 +75,11 @@ export class StreamNode {
 
   /** Appends an entry (live or, when restoring a dump, already deleted). */
   push(entry: StreamEntry): void {
+    const previous = this.entries[this.entries.length - 1]
+    if (previous === undefined ? compareIds(entry, this.master) < 0 : compareIds(entry, previous) <= 0) this.ordered = false
+    const ms = approximate(entry.ms)
+    if (previous === undefined) this.firstMs = ms
+    this.lastMs = ms
     this.entries.push(entry)
     this.body += entrySize(entry, this.master, entry.fields, hasSameFields(entry.fields, this.masterFields))
     if (entry.deleted) this.tombstones++
@@ -82,11 +98,47 @@ export class StreamNode {
     return this.entries[this.entries.length - 1]
   }
 
-  /** Index of the first entry with an ID ≥ `id` (entries.length when none). */
+  /**
+   * Index of the first entry with an ID ≥ `id` (entries.length when none), in an ordered node.
+   *
+   * Each probe reads an entry, an object of its own, which on a large stream is a cache miss, so
+   * rather than bisecting from the middle (about seven misses in a node of 100) this starts where
+   * the times of the first and last entries put `id`, gallops outwards to bracket the answer, and
+   * bisects the bracket. Entries usually arrive at a steady pace, so the guess is at or next to
+   * the answer, whose entries a range reads next anyway; a poor guess costs O(log distance).
+   */
   lowerBound(id: StreamId): number {
     const entries = this.entries
+    const length = entries.length
     let low = 0
-    let high = entries.length
+    let high = length
+    const span = this.lastMs - this.firstMs
+    if (span > 0 && length > 8) {
+      // Invariant: entries before `low` are below `id`, entries from `high` on are not.
+      let guess = Math.floor(((approximate(id.ms) - this.firstMs) / span) * (length - 1))
+      if (!(guess >= 0)) guess = 0
+      else if (guess > length - 1) guess = length - 1
+      let step = 1
+      if (compareIds(entries[guess], id) < 0) {
+        low = guess + 1
+        for (let probe = guess + 1; probe < length; probe = guess + (step *= 2)) {
+          if (compareIds(entries[probe], id) >= 0) {
+            high = probe
+            break
+          }
+          low = probe + 1
+        }
+      } else {
+        high = guess
+        for (let probe = guess - 1; probe >= 0; probe = guess - (step *= 2)) {
+          if (compareIds(entries[probe], id) < 0) {
+            low = probe + 1
+            break
+          }
+          high = probe
+        }
+      }
+    }
     while (low < high) {
       const middle = (low + high) >>> 1
       if (compareIds(entries[middle], id) < 0) low = middle + 1
@@ -104,7 +156,10 @@ export class StreamNode {
     }
     copy.live = this.live
     copy.tombstones = this.tombstones
+    copy.ordered = this.ordered
     copy.body = this.body
+    copy.firstMs = this.firstMs
+    copy.lastMs = this.lastMs
     return copy
   }
 }
@@ -133,8 +188,9 @@ export interface TrimOptions {
 /**
  * A stream (Redis 7.0 `t_stream.c`): entries in ID order in listpack-sized nodes, so that node
  * boundaries (approximate trimming, XINFO's radix-tree counters) come out as Redis's; appending is
- * O(1), finding an ID is a binary search over nodes then within one, and trimming from the head
- * drops whole nodes.
+ * O(1), finding an ID is a binary search over nodes then a search within one, and trimming from
+ * the head drops whole nodes. (After XSETID moved the last ID back below a tombstone, a node can
+ * be out of order: lookups then walk it as Redis does, see {@link StreamValue.range}.)
  *
  * State a dump needs: {@link nodes} (masters, master fields, entries with their tombstones),
  * {@link length}, {@link lastId}, {@link firstId}, {@link maxDeletedId}, {@link entriesAdded}
@@ -145,6 +201,14 @@ export class StreamValue implements TypedValue {
   /** OBJECT ENCODING. */
   readonly encoding = 'stream'
   private readonly nodeList: StreamNode[] = []
+  /**
+   * The nodes' master IDs as doubles ({@link approximate}), in parallel with {@link nodeList}:
+   * finding a node is a binary search over these two flat arrays of numbers rather than a walk
+   * through a node object and its master object per probe, which on a large stream misses the
+   * caches on almost every step.
+   */
+  private readonly masterMs: number[] = []
+  private readonly masterSeq: number[] = []
   /** Live entries (`XLEN`). */
   length = 0
   /** Last ID ever added, or set by XSETID (`last-generated-id`). */
@@ -174,7 +238,7 @@ export class StreamValue implements TypedValue {
       const masterFields: string[] = []
       for (let i = 0; i < pairs.length; i += 2) masterFields.push(pairs[i])
       node = new StreamNode({ ms: id.ms, seq: id.seq }, masterFields)
-      this.nodeList.push(node)
+      this.pushNode(node)
     }
     node.push(new StreamEntry(id.ms, id.seq, pairs))
     this.length++
@@ -197,22 +261,76 @@ export class StreamValue implements TypedValue {
   restoreNode(master: StreamId, masterFields: readonly string[], entries: readonly StreamEntry[]): StreamNode {
     const node = new StreamNode(master, masterFields)
     for (const entry of entries) node.push(entry)
-    this.nodeList.push(node)
+    this.pushNode(node)
     return node
   }
 
-  /** The live entry with exactly `id`, or undefined. */
+  private pushNode(node: StreamNode): void {
+    this.nodeList.push(node)
+    this.masterMs.push(approximate(node.master.ms))
+    this.masterSeq.push(approximate(node.master.seq))
+  }
+
+  /**
+   * Removes `count` nodes from `index` on, from the node list and its master IDs alike. Trimming
+   * takes a node or two from the head at a time: `shift` moves the start of an array's storage
+   * (V8 trims it from the left), where `splice(0, 1)` copies every other element down, a cost
+   * that grew with the stream (XADD MAXLEN drops a node every hundred entries; on a 1M stream
+   * the copy of its 10,000 nodes was a few hundred ns per XADD).
+   */
+  private removeNodes(index: number, count: number): void {
+    if (index === 0 && count <= 16) {
+      for (let i = 0; i < count; i++) {
+        this.nodeList.shift()
+        this.masterMs.shift()
+        this.masterSeq.shift()
+      }
+      return
+    }
+    this.nodeList.splice(index, count)
+    this.masterMs.splice(index, count)
+    this.masterSeq.splice(index, count)
+  }
+
+  /** The live entry with exactly `id`, or undefined (`streamEntryExists`). */
   get(id: StreamId): StreamEntry | undefined {
-    const nodeIndex = this.nodeIndexFor(id)
-    if (nodeIndex === -1) return undefined
-    const node = this.nodeList[nodeIndex]
-    const entry = node.entries[node.lowerBound(id)]
-    return entry !== undefined && !entry.deleted && compareIds(entry, id) === 0 ? entry : undefined
+    const found = this.locate(id)
+    return found === undefined ? undefined : this.nodeList[found.node].entries[found.index]
+  }
+
+  /**
+   * Where Redis's iterator from `id` to `id` stops (`streamEntryExists`, XDEL's lookup): the first
+   * live entry at or above `id` in listpack order, from the last node whose master is ≤ `id`; a
+   * match when it is `id`. See {@link range} for why this is a walk and not a binary search.
+   */
+  private locate(id: StreamId): { readonly node: number; readonly index: number } | undefined {
+    const nodes = this.nodeList
+    for (let nodeIndex = Math.max(0, this.nodeIndexFor(id)); nodeIndex < nodes.length; nodeIndex++) {
+      const node = nodes[nodeIndex]
+      const entries = node.entries
+      for (let index = node.ordered ? node.lowerBound(id) : 0; index < entries.length; index++) {
+        const entry = entries[index]
+        if (entry.deleted) continue
+        const order = compareIds(entry, id)
+        if (order < 0) continue
+        return order === 0 ? { node: nodeIndex, index } : undefined
+      }
+    }
+    return undefined
   }
 
   /**
    * Live entries with `start ≤ ID ≤ end`, oldest first, or newest first with `reverse`; at most
    * `count` of them (0: all).
+   *
+   * This is Redis's stream iterator (`streamIteratorGetID`): it seeks the last node whose master
+   * is ≤ `start` (≤ `end` in reverse; the first or last node when there is none, or when that
+   * bound is 0-0) and walks the listpacks in order, skipping tombstones and live entries before
+   * the range, and stops at the first live entry past it; a tombstone past the range does not
+   * stop it. In an ordered stream that is a binary search and a scan; once XSETID has let an ID
+   * at or below a tombstone in (a node not {@link StreamNode.ordered}), only the walk gives
+   * Redis's answer: a deleted and a live entry may share an ID, and entries past a tombstone may
+   * be lower than it.
    */
   range(start: StreamId, end: StreamId, count: number, reverse = false): StreamEntry[] {
     const out: StreamEntry[] = []
@@ -220,13 +338,13 @@ export class StreamValue implements TypedValue {
     const nodes = this.nodeList
     if (!reverse) {
       let nodeIndex = Math.max(0, this.nodeIndexFor(start))
-      let index = nodeIndex < nodes.length ? nodes[nodeIndex].lowerBound(start) : 0
+      let index = nodeIndex < nodes.length && nodes[nodeIndex].ordered ? nodes[nodeIndex].lowerBound(start) : 0
       for (; nodeIndex < nodes.length; nodeIndex++, index = 0) {
         const entries = nodes[nodeIndex].entries
         for (; index < entries.length; index++) {
           const entry = entries[index]
+          if (entry.deleted || compareIds(entry, start) < 0) continue
           if (compareIds(entry, end) > 0) return out
-          if (entry.deleted) continue
           out.push(entry)
           if (out.length === count) return out
         }
@@ -234,16 +352,24 @@ export class StreamValue implements TypedValue {
       return out
     }
     let nodeIndex = this.nodeIndexFor(end)
-    if (nodeIndex === -1) return out
-    const endNode = nodes[nodeIndex].entries
-    const upper = nodes[nodeIndex].lowerBound(end)
-    let index = upper < endNode.length && compareIds(endNode[upper], end) === 0 ? upper : upper - 1
+    if (nodeIndex === -1) {
+      // Every master is above `end`: in ordered nodes so is every entry, and there is nothing to
+      // emit. Otherwise Redis seeks the last node (`raxSeek "$"`) and walks back from there.
+      if (nodes.every((node) => node.ordered)) return out
+      nodeIndex = nodes.length - 1
+    }
+    const endNode = nodes[nodeIndex]
+    let index = endNode.entries.length - 1
+    if (endNode.ordered) {
+      const upper = endNode.lowerBound(end)
+      index = upper < endNode.entries.length && compareIds(endNode.entries[upper], end) === 0 ? upper : upper - 1
+    }
     for (; nodeIndex >= 0; nodeIndex--, index = nodeIndex >= 0 ? nodes[nodeIndex].entries.length - 1 : 0) {
       const entries = nodes[nodeIndex].entries
       for (; index >= 0; index--) {
         const entry = entries[index]
+        if (entry.deleted || compareIds(entry, end) > 0) continue
         if (compareIds(entry, start) < 0) return out
-        if (entry.deleted) continue
         out.push(entry)
         if (out.length === count) return out
       }
@@ -276,13 +402,11 @@ export class StreamValue implements TypedValue {
    * when there is no such entry.
    */
   delete(id: StreamId): boolean {
-    const nodeIndex = this.nodeIndexFor(id)
-    if (nodeIndex === -1) return false
-    const node = this.nodeList[nodeIndex]
-    const entry = node.entries[node.lowerBound(id)]
-    if (entry === undefined || entry.deleted || compareIds(entry, id) !== 0) return false
-    if (node.live === 1) this.nodeList.splice(nodeIndex, 1)
-    else node.markDeleted(entry)
+    const found = this.locate(id)
+    if (found === undefined) return false
+    const node = this.nodeList[found.node]
+    if (node.live === 1) this.removeNodes(found.node, 1)
+    else node.markDeleted(node.entries[found.index])
     this.length--
     if (compareIds(id, this.maxDeletedId) > 0) this.maxDeletedId = { ms: id.ms, seq: id.seq }
     if (this.length === 0) this.firstId = MIN_ID
@@ -322,7 +446,7 @@ export class StreamValue implements TypedValue {
       }
       break
     }
-    if (dropped > 0) nodes.splice(0, dropped)
+    if (dropped > 0) this.removeNodes(0, dropped)
     if (this.length === 0) this.firstId = MIN_ID
     else if (deleted > 0) this.firstId = idOf(this.firstEntry()!)
     return deleted
@@ -330,12 +454,22 @@ export class StreamValue implements TypedValue {
 
   /** Index of the last node whose master ID is ≤ `id`, or -1. */
   private nodeIndexFor(id: StreamId): number {
-    const nodes = this.nodeList
+    const { masterMs, masterSeq, nodeList } = this
+    const ms = approximate(id.ms)
+    const seq = approximate(id.seq)
     let low = 0
-    let high = nodes.length
+    let high = masterMs.length
     while (low < high) {
       const middle = (low + high) >>> 1
-      if (compareIds(nodes[middle].master, id) <= 0) low = middle + 1
+      const m = masterMs[middle]
+      let atOrBefore: boolean
+      if (m !== ms) atOrBefore = m < ms
+      else if (m > MAX_SAFE_DOUBLE) atOrBefore = compareIds(nodeList[middle].master, id) <= 0
+      else {
+        const q = masterSeq[middle]
+        atOrBefore = q !== seq ? q < seq : q <= MAX_SAFE_DOUBLE || compareIds(nodeList[middle].master, id) <= 0
+      }
+      if (atOrBefore) low = middle + 1
       else high = middle
     }
     return low - 1
@@ -429,7 +563,7 @@ export class StreamValue implements TypedValue {
   /** An independent copy (COPY): same nodes, tombstones, counters and groups. */
   clone(): StreamValue {
     const copy = new StreamValue()
-    for (const node of this.nodeList) copy.nodeList.push(node.clone())
+    for (const node of this.nodeList) copy.pushNode(node.clone())
     copy.length = this.length
     copy.lastId = this.lastId
     copy.firstId = this.firstId
@@ -438,6 +572,18 @@ export class StreamValue implements TypedValue {
     for (const [name, group] of this.groups) copy.groups.set(name, group.clone())
     return copy
   }
+}
+
+const MAX_SAFE_DOUBLE = Number.MAX_SAFE_INTEGER
+
+/**
+ * A U64 as a double: the value itself when it is a number, the nearest double when it is a
+ * bigint (then above {@link MAX_SAFE_DOUBLE}). Rounding keeps the order, so two approximations
+ * that differ order their values; equal ones above MAX_SAFE_DOUBLE may stand for different
+ * bigints and need the exact comparison.
+ */
+function approximate(value: U64): number {
+  return typeof value === 'number' ? value : Number(value)
 }
 
 /** A plain ID object for `id` (entries are IDs too, but carry their fields along). */

@@ -66,6 +66,11 @@ export class ZSetValue implements TypedValue {
     return this.scores.size
   }
 
+  /** Levels of the ordered index, root to leaf (bench/collections.mjs reports them per size). */
+  get depth(): number {
+    return this.tree.depth
+  }
+
   /** The score of `member`, or undefined when it is not in the set. */
   score(member: string): number | undefined {
     return this.scores.get(member)
