@@ -396,7 +396,6 @@ const GEO_COMMANDS: readonly CommandSpec[] = [
   geo('geosearch', (d) => ['GEOSEARCH', d.key(), 'FROMMEMBER', d.member(), 'BYRADIUS', d.pick(['100', '5000']), 'km'], { relax: 'unordered' }),
 ]
 
-
 /** Every family's specs. A family added later appends its array here. */
 export const CATALOGUE: readonly CommandSpec[] = [
   ...STRING_COMMANDS,
