@@ -1,4 +1,5 @@
 import { ReplyError, type Arg, type Command } from '../reply.js'
+import { asBuffer } from '../resp/protocol.js'
 
 /**
  * Commands that change the state of the connection they run on (its protocol, transaction,
@@ -15,7 +16,7 @@ const CONNECTION_STATE_CLIENT = new Set(['reply', 'tracking', 'setname', 'setinf
 
 /** One command word as text: bytes as latin1, one char per byte. */
 function text(arg: Arg): string {
-  return typeof arg === 'string' ? arg : Buffer.from(arg.buffer, arg.byteOffset, arg.byteLength).toString('latin1')
+  return typeof arg === 'string' ? arg : asBuffer(arg).toString('latin1')
 }
 
 const CHECKED_NAMES = [...CONNECTION_STATE, 'client']

@@ -1,4 +1,5 @@
 import { NULL_ARRAY, ReplyError, Status, type Reply } from '../reply.js'
+import { asBuffer } from '../resp/protocol.js'
 
 /**
  * Replies as the protocol's JSON: `{"result":…}` / `{"error":"…"}` envelopes with integers
@@ -37,7 +38,7 @@ const SHORT_BULK = 12
 
 function bulkToJson(bytes: Uint8Array, encoding: StringEncoding): string {
   if (encoding === 'base64') {
-    return `"${Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64')}"`
+    return `"${asBuffer(bytes).toString('base64')}"`
   }
   // Printable ASCII other than `"` and `\` is its own JSON text: no decoding, no escaping. Most
   // values are short, and a short string is cheaper to build here than through the decoder.

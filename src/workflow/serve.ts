@@ -45,6 +45,7 @@ import {
 import { contextHeaders, initMessageHeaders, stepMessageHeaders, userHeaders } from './headers.js'
 import { SignatureError, verifyRequest } from './signature.js'
 import { assertSequentialHistory, decodeBase64Text, parseDeliveryBody, parseRawSteps, type ParsedDelivery } from './steps.js'
+import { asBuffer } from '../resp/protocol.js'
 
 /** A workflow body. Its return value is the run's result. @public */
 export type RouteFunction<TPayload, TResult = unknown> = (context: WorkflowContext<TPayload>) => Promise<TResult> | TResult
@@ -486,7 +487,7 @@ async function readNodeRequest(request: IncomingMessage): Promise<CoreRequest> {
   }
   let body = ''
   const parsed = (request as IncomingMessage & { body?: unknown }).body
-  if (parsed instanceof Uint8Array) body = Buffer.from(parsed.buffer, parsed.byteOffset, parsed.byteLength).toString('utf8')
+  if (parsed instanceof Uint8Array) body = asBuffer(parsed).toString('utf8')
   else if (typeof parsed === 'string') body = parsed
   else if (parsed !== undefined && parsed !== null && typeof parsed === 'object' && request.readableEnded) body = JSON.stringify(parsed)
   else if (!request.readableEnded) {

@@ -5,6 +5,7 @@
  * verifies against the current key, then the next one (key rotation). Built on node:crypto.
  */
 import { createHash, createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto'
+import { asBuffer } from '../resp/protocol.js'
 
 /** Claims of a queue signature. @public */
 export interface SignatureClaims {
@@ -34,7 +35,7 @@ const ISSUER = 'Upstash'
 const HEADER = base64url(Buffer.from(JSON.stringify({ alg: 'HS256', typ: 'JWT' })))
 
 function base64url(bytes: Uint8Array): string {
-  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64url')
+  return asBuffer(bytes).toString('base64url')
 }
 
 function toBytes(body: string | Uint8Array | undefined): Uint8Array {

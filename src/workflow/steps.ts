@@ -7,6 +7,7 @@
  * the step's return value as a JSON string (absent for `undefined`).
  */
 import { MalformedDeliveryError, WorkflowReplayError } from './errors.js'
+import { asBuffer } from '../resp/protocol.js'
 
 /** Step types of the protocol. @public */
 export type StepType =
@@ -65,7 +66,7 @@ export function decodeBase64Text(value: string, what: string): string {
 
 /** Standard base64 of text or bytes. */
 export function encodeBase64(value: string | Uint8Array): string {
-  return (typeof value === 'string' ? Buffer.from(value, 'utf8') : Buffer.from(value.buffer, value.byteOffset, value.byteLength)).toString('base64')
+  return (typeof value === 'string' ? Buffer.from(value, 'utf8') : asBuffer(value)).toString('base64')
 }
 
 function isInteger(value: unknown, min: number): value is number {

@@ -4,6 +4,7 @@ import { BackendUnavailableError, type CallContext, type Executor, type MonitorE
 import type { Out, Session } from './command.js'
 import { Engine, type EngineOptions } from './engine.js'
 import { toPubSubEvent, type PubSubReply } from './pubsub.js'
+import { asBuffer } from '../../resp/protocol.js'
 
 /** Options of {@link MemoryExecutor}. @public */
 export type MemoryExecutorOptions = EngineOptions
@@ -192,7 +193,7 @@ function isAscii(text: string): boolean {
 /** One command word as the engine's binary string: strings are UTF-8, bytes are kept as they are. */
 export function toBinary(arg: Arg): string {
   if (typeof arg === 'string') return isAscii(arg) ? arg : Buffer.from(arg, 'utf8').toString('latin1')
-  return Buffer.from(arg.buffer, arg.byteOffset, arg.byteLength).toString('latin1')
+  return asBuffer(arg).toString('latin1')
 }
 
 /**

@@ -10,6 +10,7 @@ import { HandshakeError, type ConnectionCounters } from './connection.js'
 import { resolveOptions, type ConnectionConfig, type ExecutorConfig, type SocketExecutorOptions } from './options.js'
 import { Pool } from './pool.js'
 import { MonitorHub, SubscriberHub } from './streams.js'
+import { asBuffer } from '../../resp/protocol.js'
 
 /**
  * What a {@link SocketExecutor} holds open, for tests and dashboards.
@@ -39,7 +40,7 @@ type Kind = 'plain' | 'select' | 'blocking' | 'auth' | ReplyError
 
 function lower(arg: Arg | undefined): string {
   if (arg === undefined) return ''
-  const text = typeof arg === 'string' ? arg : Buffer.from(arg.buffer, arg.byteOffset, arg.byteLength).toString('latin1')
+  const text = typeof arg === 'string' ? arg : asBuffer(arg).toString('latin1')
   return text.toLowerCase()
 }
 

@@ -12,6 +12,7 @@ import { ReplyError, Status, type Bytes, type Reply } from '../../reply.js'
 import { BackendUnavailableError, type MonitorEvent, type PubSubEvent, type Subscription } from '../executor.js'
 import { Connection, type ConnectionCounters } from './connection.js'
 import type { ConnectionConfig } from './options.js'
+import { asBuffer } from '../../resp/protocol.js'
 
 type Kind = Subscription['kind']
 
@@ -41,11 +42,11 @@ interface Subscriber {
 }
 
 function toBuffer(arg: string | Bytes): Buffer {
-  return typeof arg === 'string' ? Buffer.from(arg, 'utf8') : Buffer.from(arg.buffer, arg.byteOffset, arg.byteLength)
+  return typeof arg === 'string' ? Buffer.from(arg, 'utf8') : asBuffer(arg)
 }
 
 function text(reply: Reply): string | undefined {
-  return reply instanceof Uint8Array ? Buffer.from(reply.buffer, reply.byteOffset, reply.byteLength).toString('latin1') : undefined
+  return reply instanceof Uint8Array ? asBuffer(reply).toString('latin1') : undefined
 }
 
 /** Runs `listener`; if it throws, `onThrow` gets the error instead of the connection. */

@@ -3,6 +3,7 @@ import type { CommandContext } from '../../command.js'
 import { BIT_OFFSET } from '../../errors.js'
 import { readInt64 } from '../../numbers.js'
 import { maxBulkLength } from '../strings/value.js'
+import { asBuffer } from '../../../../resp/protocol.js'
 
 /**
  * Bit-level helpers of the bitmap family. Bitmaps are binary strings (one char per byte); bit 0
@@ -84,5 +85,5 @@ export function toBytes(value: string | undefined, length: number): Buffer {
 
 /** Bytes back to the engine's binary string. */
 export function fromBytes(bytes: Uint8Array): string {
-  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1')
+  return asBuffer(bytes).toString('latin1')
 }
