@@ -6,31 +6,67 @@
  * name, MULTI queue, subscriptions, MONITOR) and sends the executor stateless calls carrying a
  * {@link CallContext}.
  *
+ * Authentication (docs/protocol.md, "The RESP listener"): with `password` or `auth` set, every
+ * command but the few Redis flags `no_auth` answers `NOAUTH` until `AUTH` or `HELLO 2 AUTH`
+ * succeeds. The standard token is the `default` user's password, the read-only token the
+ * password of the user `readonly` (the read-only token's rights, checked by the same module as
+ * over HTTP), and other users are ACL users checked by the executor. Without credentials the
+ * listener binds loopback only.
  */
 
 import net, { type AddressInfo } from 'node:net'
+import tls from 'node:tls'
 import { timingSafeEqual, createHash } from 'node:crypto'
 import { OK, QUEUED, ReplyError, Status, type Command, type Reply } from '../reply.js'
 import { encodeReply, encodeReplies } from '../resp/encode.js'
 import { RequestDecoder } from '../resp/request.js'
 import { NEED_MORE, RespProtocolError } from '../resp/protocol.js'
 import { BackendUnavailableError, type CallContext, type Executor, type PubSubEvent } from '../executor/executor.js'
-import { arityError, checkArity, lookupError, resolveCommand, SERVER_VERSION } from '../commands/lookup.js'
+import { allCommands, arityError, checkArity, lookupError, resolveCommand, SERVER_VERSION } from '../commands/lookup.js'
+import { checkPermission } from '../auth/permissions.js'
+import { generateToken, type Authenticator } from '../auth/tokens.js'
+
+/**
+ * The user name the read-only token logs in as: `AUTH readonly <read-only token>`.
+ * @public
+ */
+export const READONLY_RESP_USER = 'readonly'
 
 /** Options of {@link serveResp}. @public */
 export interface RespServerOptions {
   /** TCP port; 0 picks a free one. Default 6379. */
   readonly port?: number
-  /** Address to bind. Default `127.0.0.1`. */
+  /**
+   * Address to bind. Default `127.0.0.1`. Without `password` or `auth` only a loopback address
+   * is accepted: anyone who reaches the port could otherwise run every command.
+   */
   readonly host?: string
-  /** The default user's password (`requirepass`): clients must `AUTH` first. */
+  /** The default user's password (`requirepass`): clients must `AUTH` first. Not with `auth`. */
   readonly password?: string
   /**
-   * Checks `AUTH <user> <password>` for users other than `default`. Without it the executor is
-   * asked: `AUTH user pass` must answer `OK` (the socket executor checks the credentials
-   * upstream); anything else refuses.
+   * The gateway's tokens (a `TokenStore`, or any {@link Authenticator}): clients must `AUTH`
+   * first. A password the authenticator maps to the standard token opens the `default` user
+   * (every command, as the standard token over HTTP); one it maps to the read-only token opens
+   * the user {@link READONLY_RESP_USER} (the read-only token's commands only). Not with `password`.
+   */
+  readonly auth?: Authenticator
+  /**
+   * Run the read-only token's calls as this ACL user, as the gateway option of the same name
+   * does (create it with `provisionReadonlyUser`).
+   */
+  readonly readonlyUser?: { readonly user: string; readonly password: string }
+  /**
+   * Checks `AUTH <user> <password>` for users other than `default` (and other than `readonly`
+   * with the read-only token). Without it the executor is asked: `AUTH user pass` must answer
+   * `OK` (the socket executor checks the credentials upstream), and, when credentials are
+   * configured, a user without a password (`nopass`) is refused, as `ACL RESTTOKEN` refuses it.
    */
   readonly authenticate?: (user: string, password: string) => boolean | Promise<boolean>
+  /**
+   * Serve RESP over TLS with these options (`cert` and `key` at least), as `tls.createServer`
+   * takes them. Clients connect with `redis-cli --tls`, `rediss://` URLs.
+   */
+  readonly tls?: tls.TlsOptions
   /** Number of databases SELECT accepts (0 … n-1). Default 16. */
   readonly databases?: number
   /** Largest argument a client may send, in bytes. Default 512 MiB, Redis's `proto-max-bulk-len`. */
@@ -77,8 +113,22 @@ const QUIT = Symbol('quit')
 
 /** Run at once even inside MULTI (everything else is queued). */
 const MULTI_IMMEDIATE = new Set(['exec', 'discard', 'multi', 'watch', 'quit', 'reset'])
-/** Allowed before AUTH. */
-const NO_AUTH = new Set(['auth', 'hello', 'quit', 'reset'])
+/** Allowed before AUTH: the commands flagged `no_auth` (AUTH, HELLO, QUIT, RESET in 7.0). */
+const NO_AUTH: ReadonlySet<string> = new Set(
+  [...allCommands()].filter((info) => info.parent === undefined && info.flags.has('no_auth')).map((info) => info.name),
+)
+/**
+ * Connection commands the listener answers itself that the read-only user may run although the
+ * command table does not flag them `readonly`: they read or write no data. SUBSCRIBE and
+ * PSUBSCRIBE are open to the read-only token over HTTP too (`/subscribe`, `/psubscribe`).
+ */
+const READONLY_CONNECTION: ReadonlySet<string> = new Set([
+  'auth', 'hello', 'quit', 'reset', 'select', 'multi', 'exec', 'discard', 'watch', 'unwatch',
+  'subscribe', 'psubscribe', 'unsubscribe', 'punsubscribe', 'ping',
+])
+/** CLIENT subcommands the listener answers from the connection's own state. */
+const CLIENT_OWN: ReadonlySet<string> = new Set(['setname', 'getname', 'id'])
+const READONLY_PRINCIPAL = Object.freeze({ kind: 'readonly' as const })
 /** Allowed in RESP2 subscribed state. */
 const SUBSCRIBED_ALLOWED = new Set(['subscribe', 'psubscribe', 'ssubscribe', 'unsubscribe', 'punsubscribe', 'sunsubscribe', 'ping', 'quit', 'reset'])
 /** Allowed on a MONITOR connection (Redis treats it as a replica). */
@@ -111,9 +161,14 @@ function errorReply(error: unknown): ReplyError {
   return new ReplyError(`ERR ${message}`.replace(/[\r\n]+/g, ' '))
 }
 
+/** Who a connection runs as once authenticated. */
+type Login = 'default' | 'readonly' | { readonly user: string; readonly password: string }
+
 interface Shared {
   readonly executor: Executor
   readonly options: RespServerOptions
+  /** Clients must authenticate (`password` or `auth` is set). */
+  readonly locked: boolean
   readonly databases: number
   readonly maxPending: number
   readonly maxPushBuffer: number
@@ -146,6 +201,8 @@ class Client {
   #closing = false
   #gone = false
   #authenticated: boolean
+  /** Runs with the read-only token's rights. */
+  #readonly = false
   #user: string | undefined
   #password: string | undefined
   #db = 0
@@ -163,7 +220,7 @@ class Client {
     this.id = shared.nextId++
     this.#address = `${socket.remoteAddress ?? '?'}:${socket.remotePort ?? 0}`
     this.#decoder = new RequestDecoder({ maxBulkLength: shared.options.maxBulkLength })
-    this.#authenticated = shared.options.password === undefined
+    this.#authenticated = !shared.locked
     this.#context = this.#makeContext()
     socket.setNoDelay(true)
     socket.on('data', (chunk: Buffer) => {
@@ -181,7 +238,11 @@ class Client {
 
   #makeContext(): CallContext {
     const context: { db: number; client: string; user?: string; password?: string } = { db: this.#db, client: this.#address }
-    if (this.#user !== undefined) {
+    const runAs = this.#readonly ? this.#shared.options.readonlyUser : undefined
+    if (runAs !== undefined) {
+      context.user = runAs.user
+      context.password = runAs.password
+    } else if (this.#user !== undefined) {
       context.user = this.#user
       context.password = this.#password
     }
@@ -342,7 +403,14 @@ class Client {
 
   #handle(argv: Buffer[]): Out | Promise<Out> | typeof QUIT {
     const name = lower(argv[0])
-    if (!this.#authenticated && !NO_AUTH.has(name)) return NOAUTH
+    if (!this.#authenticated && !NO_AUTH.has(name)) return this.#unauthenticated(argv)
+    if (this.#readonly) {
+      const refused = this.#readonlyRefusal(name, argv)
+      if (refused !== undefined) {
+        if (this.#multi !== undefined) this.#dirty = true // a refused command dooms the EXEC, as in Redis
+        return refused
+      }
+    }
     if (this.#channels.size + this.#patterns.size > 0 && !SUBSCRIBED_ALLOWED.has(name)) {
       return new ReplyError(`ERR Can't execute '${name}': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context`)
     }
@@ -415,41 +483,91 @@ class Client {
     return this.#call(argv)
   }
 
+  /**
+   * Redis's order before authentication: an unknown command or a wrong number of arguments is
+   * reported as such, anything else is `NOAUTH`.
+   */
+  #unauthenticated(argv: Buffer[]): ReplyError {
+    const info = resolveCommand(argv)
+    if (info === undefined) return lookupError(argv)
+    if (!checkArity(info, argv.length)) return arityError(info)
+    return NOAUTH
+  }
+
+  /** The read-only token's verdict on a command (the permission module's, as over HTTP). */
+  #readonlyRefusal(name: string, argv: Buffer[]): ReplyError | undefined {
+    if (READONLY_CONNECTION.has(name)) return undefined
+    if (name === 'client' && argv.length >= 2 && CLIENT_OWN.has(lower(argv[1]))) return undefined
+    const refused = checkPermission(READONLY_PRINCIPAL, argv)
+    return refused === null ? undefined : new ReplyError(refused)
+  }
+
   /** Runs a command on the executor; rejections become error replies. */
   #call(argv: Command): Promise<Reply> {
     return this.#shared.executor.exec(argv, this.#context)
   }
 
+  /**
+   * AUTH [user] password. `default` is opened by the standard token (or `password`) only,
+   * `readonly` by the read-only token, and other names (or `readonly` with another password)
+   * are ACL users, checked by `authenticate` or the executor.
+   */
   #auth(user: string | undefined, password: Buffer): Out | Promise<Out> {
-    const expected = this.#shared.options.password
-    if (user === undefined || user === 'default') {
-      if (user === undefined && expected === undefined) {
+    if (!this.#shared.locked) {
+      if (user === undefined) {
         return new ReplyError('ERR AUTH <password> called without any password configured for the default user. Are you sure your configuration is correct?')
       }
-      if (expected !== undefined && !samePassword(password, expected)) return WRONGPASS
-      this.#login(undefined, undefined)
+      if (user === 'default') {
+        this.#login('default')
+        return OK
+      }
+    }
+    const opens = this.#tokenOpens(password)
+    if (user === undefined || user === 'default') {
+      if (opens !== 'standard') return WRONGPASS
+      this.#login('default')
+      return OK
+    }
+    if (user === READONLY_RESP_USER && opens === 'readonly') {
+      this.#login('readonly')
       return OK
     }
     const given = password.toString('utf8')
     this.#barrier = true
     return this.#checkUser(user, given).then((ok) => {
       if (!ok) return WRONGPASS
-      this.#login(user, given)
+      this.#login({ user, password: given })
       return OK
     })
+  }
+
+  /** Which of the configured tokens `password` is. */
+  #tokenOpens(password: Buffer): 'standard' | 'readonly' | undefined {
+    const { options } = this.#shared
+    if (options.password !== undefined) return samePassword(password, options.password) ? 'standard' : undefined
+    const kind = options.auth?.authenticate(password.toString('utf8'))?.kind
+    return kind === 'standard' || kind === 'readonly' ? kind : undefined
   }
 
   async #checkUser(user: string, password: string): Promise<boolean> {
     const check = this.#shared.options.authenticate
     if (check !== undefined) return check(user, password)
+    if (!(await this.#executorAuth(user, password))) return false
+    // A user without a password would open with any: with credentials configured it would hand
+    // its rights to anyone who can reach the port, so it is refused (as ACL RESTTOKEN refuses it).
+    return !this.#shared.locked || !(await this.#executorAuth(user, generateToken()))
+  }
+
+  async #executorAuth(user: string, password: string): Promise<boolean> {
     const reply = await this.#shared.executor.exec(['AUTH', user, password], { db: this.#db, client: this.#address, user, password })
     return reply instanceof Status && reply.text === 'OK'
   }
 
-  #login(user: string | undefined, password: string | undefined): void {
+  #login(login: Login): void {
     this.#authenticated = true
-    this.#user = user
-    this.#password = password
+    this.#readonly = login === 'readonly'
+    this.#user = typeof login === 'object' ? login.user : undefined
+    this.#password = typeof login === 'object' ? login.password : undefined
     this.#context = this.#makeContext()
   }
 
@@ -481,7 +599,7 @@ class Client {
     const finish = (): Out => {
       if (!this.#authenticated) {
         return new ReplyError(
-          'NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO <proto> AUTH <user> <pass> option can be used to authenticate the client and select the RESP protocol version at the same time',
+          'NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO AUTH <user> <pass> option can be used to authenticate the client and select the RESP protocol version at the same time',
         )
       }
       if (setName !== undefined) this.#name = setName.toString('latin1')
@@ -506,10 +624,9 @@ class Client {
     this.#stopStreams()
     this.#setDb(0)
     this.#name = ''
-    if (this.#shared.options.password !== undefined) this.#authenticated = false
-    this.#user = undefined
-    this.#password = undefined
-    this.#context = this.#makeContext()
+    this.#login('default')
+    // As Redis: back to the default user, which needs its password again when it has one.
+    if (this.#shared.locked) this.#authenticated = false
     return RESET
   }
 
@@ -687,28 +804,50 @@ function validName(name: Buffer): boolean {
   return true
 }
 
+/** Whether `host` is a loopback address: only this machine can connect. */
+function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host) || /^::ffff:127\.\d+\.\d+\.\d+$/i.test(host)
+}
+
 /**
- * Serves RESP2 on TCP in front of `executor`. Resolves once listening.
+ * Serves RESP2 on TCP (or TLS with `tls`) in front of `executor`. Resolves once listening.
+ * Throws when both `password` and `auth` are given, and when neither is and `host` is not a
+ * loopback address.
  * @public
  */
 export async function serveResp(executor: Executor, options: RespServerOptions = {}): Promise<RespServer> {
+  if (options.password !== undefined && options.auth !== undefined) {
+    throw new Error('serveResp: give password or auth, not both (both would be the default user\'s password)')
+  }
+  const locked = options.password !== undefined || options.auth !== undefined
+  const host = options.host ?? '127.0.0.1'
+  if (!locked && !isLoopback(host)) {
+    throw new Error(
+      `serveResp: refusing to listen on ${host} without credentials: anyone who can reach the port could run every command; ` +
+        'give password or auth, or bind a loopback address',
+    )
+  }
   const shared: Shared = {
     executor,
     options,
+    locked,
     databases: options.databases ?? 16,
     maxPending: options.maxPendingReplies ?? 1024,
     maxPushBuffer: options.maxPushBuffer ?? 32 * 1024 * 1024,
     nextId: 1,
   }
   const clients = new Set<Client>()
-  const server = net.createServer((socket) => {
+  const accept = (socket: net.Socket): void => {
     const client = new Client(shared, socket)
     clients.add(client)
     socket.once('close', () => clients.delete(client))
-  })
+  }
+  const server = options.tls === undefined ? net.createServer(accept) : tls.createServer(options.tls, accept)
+  // A failed TLS handshake closes that socket; nothing to report to the other clients.
+  if (options.tls !== undefined) server.on('tlsClientError', () => {})
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)
-    server.listen(options.port ?? 6379, options.host ?? '127.0.0.1', () => {
+    server.listen(options.port ?? 6379, host, () => {
       server.removeListener('error', reject)
       resolve()
     })
