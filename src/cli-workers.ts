@@ -53,6 +53,7 @@ type TokenChange = ({ readonly kind: 'issue' } & Credentials) | { readonly kind:
 type ToPrimary =
   | { readonly restis: 'hello' }
   | { readonly restis: 'listening'; readonly port: number; readonly respPort?: number }
+  | { readonly restis: 'failed'; readonly message: string }
   | { readonly restis: 'share'; readonly id: number; readonly change: TokenChange }
   | { readonly restis: 'applied'; readonly id: number }
 
@@ -91,6 +92,8 @@ export function runPrimary<Options extends TokenSettings>(options: Options, coun
   let nextBroadcast = 0
   const starting = new Set<Worker>()
   let listening = false
+  /** A worker said why it could not start (a taken port): said once, not once per worker. */
+  let failureReported = false
   let exits: number[] = []
   const restartTimers = new Set<NodeJS.Timeout>()
   let stopping = false
@@ -142,6 +145,14 @@ export function runPrimary<Options extends TokenSettings>(options: Options, coun
           onListening({ port: message.port, respPort: message.respPort })
         }
         return
+      case 'failed':
+        if (listening) {
+          process.stderr.write(`restis: worker ${worker.process.pid}: ${message.message}\n`)
+          return
+        }
+        if (!failureReported) process.stderr.write(`restis: ${message.message}\n`)
+        failureReported = true
+        return stopAll(1)
       case 'share':
         return share(worker, message.id, message.change)
       case 'applied':
@@ -177,7 +188,7 @@ export function runPrimary<Options extends TokenSettings>(options: Options, coun
     const pid = worker.process.pid
     const how = signal !== null ? `signal ${signal}` : `code ${code}`
     if (!listening) {
-      process.stderr.write(`restis: worker ${pid} exited before listening (${how}); stopping\n`)
+      if (!failureReported) process.stderr.write(`restis: worker ${pid} exited before listening (${how}); stopping\n`)
       return stopAll(1)
     }
     const now = Date.now()
@@ -260,8 +271,13 @@ export function runWorker<Options extends TokenSettings>(serve: Serve<Options>):
     serving.then(
       (served) => toPrimary({ restis: 'listening', port: served.port, respPort: served.respPort }),
       (error: unknown) => {
-        process.stderr.write(`restis: ${(error as Error).message}\n`)
-        process.exit(1)
+        // The primary prints it, once for all workers (they all fail alike on a taken port).
+        const message = error instanceof Error ? error.message : String(error)
+        if (!process.connected) {
+          process.stderr.write(`restis: ${message}\n`)
+          process.exit(1)
+        }
+        process.send!({ restis: 'failed', message } satisfies ToPrimary, undefined, undefined, () => process.exit(1))
       },
     )
   }

@@ -1,7 +1,10 @@
 #!/usr/bin/env node
 import cluster from 'node:cluster'
-import { createServer } from 'node:http'
+import { readFileSync } from 'node:fs'
+import { createServer as createHttpServer } from 'node:http'
+import { createServer as createHttpsServer } from 'node:https'
 import { availableParallelism } from 'node:os'
+import { createSecureContext } from 'node:tls'
 import { parseArgs } from 'node:util'
 import { createNodeHandler } from './adapters/node.js'
 import { generateToken } from './auth/tokens.js'
@@ -13,6 +16,7 @@ import { serveResp, type RespServer } from './adapters/resp-server.js'
 import { createGateway, type Gateway } from './rest/gateway.js'
 import { runPrimary, runWorker, type Listening, type Serving } from './cli-workers.js'
 import { runQueueCli } from './queue/cli.js'
+import { hostPort, listen, ListenError } from './cli-listen.js'
 
 const USAGE = `restis: a Redis-compatible database behind HTTP
 
@@ -24,13 +28,19 @@ Options:
   --host <addr>          address to bind (default 127.0.0.1)
   --token <t>            standard token (or SERVICE_REST_TOKEN; generated when neither is set)
   --readonly-token <t>   read-only token (or SERVICE_REST_READONLY_TOKEN)
-  --resp-port <n>        also serve RESP (redis-cli, Redis clients) on this port, same host and data
+  --resp-port <n>        also serve RESP (redis-cli, Redis clients) on this port, same host and data;
+                         clients AUTH with the token (user default), or as user readonly with the
+                         read-only token, or as an ACL user with its password
   --redis <url>          run commands on a real server (redis://[[user]:pass@]host[:port][/db], rediss://)
-                         instead of the in-memory engine
+                         instead of the in-memory engine (or REDIS_URL; the flag wins)
+  --tls-cert <file>      serve HTTPS, and RESP over TLS, with this PEM certificate (chain)
+                         (or SERVICE_TLS_CERT); needs --tls-key
+  --tls-key <file>       the certificate's PEM private key (or SERVICE_TLS_KEY)
   --workers <n|auto>     with --redis: n processes share the ports (auto: one per core; default 1);
                          limits and usage counters are per process. Not with the in-memory
                          engine, whose data lives in one process
   -h, --help             this text
+  --version              print the version and exit
 `
 
 interface CliOptions {
@@ -41,7 +51,46 @@ interface CliOptions {
   readonlyToken?: string
   respPort?: number
   redis?: string
+  /** Where `redis` came from: the flag, or the REDIS_URL variable. */
+  redisFrom?: 'flag' | 'REDIS_URL'
+  /** PEM certificate and key, read at startup (workers get the text, not the paths). */
+  tls?: { readonly cert: string; readonly key: string }
   workers: number
+}
+
+/** `restis <version>`, from the package.json next to src/ and dist/. */
+function version(): string {
+  const text = readFileSync(new URL('../package.json', import.meta.url), 'utf8')
+  return `restis ${(JSON.parse(text) as { version: string }).version}`
+}
+
+/** An empty variable counts as unset, so `SERVICE_REST_TOKEN= restis` behaves as if it were unset. */
+function fromEnv(env: NodeJS.ProcessEnv, name: string): string | undefined {
+  return env[name] || undefined
+}
+
+/** Reads the certificate and key named by the flags or their variables; both or neither. */
+function readTls(certFlag: string | undefined, keyFlag: string | undefined, env: NodeJS.ProcessEnv): CliOptions['tls'] {
+  const certPath = certFlag || fromEnv(env, 'SERVICE_TLS_CERT')
+  const keyPath = keyFlag || fromEnv(env, 'SERVICE_TLS_KEY')
+  if (certPath === undefined && keyPath === undefined) return undefined
+  if (certPath === undefined || keyPath === undefined) {
+    throw new Error('TLS needs both a certificate and its key: --tls-cert and --tls-key (or SERVICE_TLS_CERT and SERVICE_TLS_KEY)')
+  }
+  const read = (path: string, what: string): string => {
+    try {
+      return readFileSync(path, 'utf8')
+    } catch (error) {
+      throw new Error(`cannot read the TLS ${what} ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`)
+    }
+  }
+  const tls = { cert: read(certPath, 'certificate'), key: read(keyPath, 'key') }
+  try {
+    createSecureContext(tls) // a key that does not match, or text that is not PEM, fails here rather than at the first client
+  } catch (error) {
+    throw new Error(`unusable TLS certificate or key (${certPath}, ${keyPath}): ${(error as Error).message}`)
+  }
+  return tls
 }
 
 function readOptions(argv: string[], env: NodeJS.ProcessEnv): CliOptions {
@@ -55,7 +104,10 @@ function readOptions(argv: string[], env: NodeJS.ProcessEnv): CliOptions {
       'resp-port': { type: 'string' },
       redis: { type: 'string' },
       workers: { type: 'string' },
+      'tls-cert': { type: 'string' },
+      'tls-key': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
+      version: { type: 'boolean' },
     },
     strict: true,
   })
@@ -63,6 +115,11 @@ function readOptions(argv: string[], env: NodeJS.ProcessEnv): CliOptions {
     process.stdout.write(USAGE)
     process.exit(0)
   }
+  if (values.version) {
+    process.stdout.write(`${version()}\n`)
+    process.exit(0)
+  }
+  const redis = values.redis || fromEnv(env, 'REDIS_URL')
   const port = Number(values.port ?? env.PORT ?? 8080)
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`invalid --port: ${values.port}`)
   const respPort = values['resp-port'] === undefined ? undefined : Number(values['resp-port'])
@@ -71,40 +128,51 @@ function readOptions(argv: string[], env: NodeJS.ProcessEnv): CliOptions {
   }
   const workers = values.workers === 'auto' ? availableParallelism() : Number(values.workers ?? 1)
   if (!Number.isInteger(workers) || workers < 1) throw new Error(`invalid --workers: ${values.workers} (a positive number or auto)`)
-  if (values.workers !== undefined && values.workers !== '1' && values.redis === undefined) {
+  if (values.workers !== undefined && values.workers !== '1' && redis === undefined) {
     throw new Error(
       `--workers ${values.workers} needs --redis: the in-memory engine's data lives in one process, ` +
         'so each worker would serve a database of its own',
     )
   }
-  if (values.redis !== undefined) resolveOptions({ url: values.redis })
-  // An empty variable counts as unset, so `SERVICE_REST_TOKEN= restis` still gets a real token.
-  const given = values.token || env.SERVICE_REST_TOKEN || env.UPSTASH_REDIS_REST_TOKEN || undefined
+  if (redis !== undefined) resolveOptions({ url: redis })
+  const given = values.token || fromEnv(env, 'SERVICE_REST_TOKEN') || fromEnv(env, 'UPSTASH_REDIS_REST_TOKEN')
   return {
     port,
     host: values.host ?? '127.0.0.1',
     token: given ?? generateToken(),
     tokenGenerated: given === undefined,
-    readonlyToken: values['readonly-token'] || env.SERVICE_REST_READONLY_TOKEN || undefined,
+    readonlyToken: values['readonly-token'] || fromEnv(env, 'SERVICE_REST_READONLY_TOKEN'),
     respPort,
-    redis: values.redis,
+    redis,
+    redisFrom: redis === undefined ? undefined : values.redis ? 'flag' : 'REDIS_URL',
+    tls: readTls(values['tls-cert'], values['tls-key'], env),
     workers,
   }
 }
 
-/** Serves the gateway `gatewayFor` builds over HTTP, and RESP with --resp-port, from this process. */
+/**
+ * Serves the gateway `gatewayFor` builds over HTTP (HTTPS with TLS), and RESP with --resp-port,
+ * from this process. The RESP listener takes the gateway's tokens, so both ports accept the same.
+ * A port that cannot be taken rejects with a {@link ListenError}, after closing what was opened.
+ */
 async function serve(options: CliOptions, gatewayFor: (executor: Executor) => Gateway): Promise<Serving> {
   const executor = options.redis !== undefined ? new SocketExecutor({ url: options.redis }) : new MemoryExecutor()
-  const server = createServer(createNodeHandler(gatewayFor(executor)))
+  const gateway = gatewayFor(executor)
+  const handler = createNodeHandler(gateway)
+  const server = options.tls === undefined ? createHttpServer(handler) : createHttpsServer(options.tls, handler)
   server.keepAliveTimeout = 65_000
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject)
-    server.listen(options.port, options.host, resolve)
-  })
+  let resp: RespServer | undefined
+  try {
+    await listen(server, options.port, options.host)
+    if (options.respPort !== undefined) resp = await serveResp(executor, respOptions(options, gateway))
+  } catch (error) {
+    server.close()
+    await executor.close()
+    if (error instanceof ListenError || (error as { code?: unknown }).code === undefined) throw error
+    throw new ListenError(options.host, options.respPort ?? 0, error)
+  }
   const address = server.address()
   const port = typeof address === 'object' && address !== null ? address.port : options.port
-  let resp: RespServer | undefined
-  if (options.respPort !== undefined) resp = await serveResp(executor, { port: options.respPort, host: options.host })
   return {
     port,
     respPort: resp?.address.port,
@@ -116,16 +184,26 @@ async function serve(options: CliOptions, gatewayFor: (executor: Executor) => Ga
   }
 }
 
+/** The RESP listener's settings: the gateway's token store checks AUTH, TLS as for HTTP. */
+function respOptions(options: CliOptions, gateway: Gateway): Parameters<typeof serveResp>[1] {
+  const auth = gateway.tokens
+  if (auth === undefined) throw new Error('the gateway has no token store for the RESP listener')
+  return { port: options.respPort, host: options.host, auth, tls: options.tls }
+}
+
 function banner(options: CliOptions, at: Listening): string {
-  const host = options.host.includes(':') ? `[${options.host}]` : options.host
-  const backend = options.redis !== undefined ? `socket executor to ${redact(options.redis)}` : 'in-memory executor'
+  const http = options.tls === undefined ? 'http' : 'https'
+  const redisScheme = options.tls === undefined ? 'redis' : 'rediss'
+  const from = options.redisFrom === 'REDIS_URL' ? ' (from REDIS_URL)' : ''
+  const backend = options.redis !== undefined ? `socket executor to ${redact(options.redis)}${from}` : 'in-memory executor'
   const workers = options.workers > 1 ? `, ${options.workers} workers` : ''
+  const url = `${http}://${hostPort(options.host, at.port)}`
   return (
-    `restis listening on http://${host}:${at.port} (${backend}${workers})\n` +
-    (at.respPort !== undefined ? `RESP listening on redis://${host}:${at.respPort}\n` : '') +
+    `restis listening on ${url} (${backend}${workers})\n` +
+    (at.respPort !== undefined ? `RESP listening on ${redisScheme}://${hostPort(options.host, at.respPort)}\n` : '') +
     `token${options.tokenGenerated ? ' (generated)' : ''}: ${options.token}\n` +
     (options.readonlyToken ? `read-only token: ${options.readonlyToken}\n` : '') +
-    `try: curl -H "Authorization: Bearer ${options.token}" http://${host}:${at.port}/set/a/1\n`
+    `try: curl -H "Authorization: Bearer ${options.token}" ${url}/set/a/1\n`
   )
 }
 
@@ -142,9 +220,14 @@ async function main(): Promise<void> {
   if (options.workers > 1) {
     return runPrimary(options, options.workers, (at) => process.stdout.write(banner(options, at)))
   }
-  const served = await serve(options, (executor) =>
-    createGateway({ executor, token: options.token, readonlyToken: options.readonlyToken }),
-  )
+  let served: Serving
+  try {
+    served = await serve(options, (executor) => createGateway({ executor, token: options.token, readonlyToken: options.readonlyToken }))
+  } catch (error) {
+    if (!(error instanceof ListenError)) throw error
+    process.stderr.write(`restis: ${error.message}\n`)
+    process.exit(1)
+  }
   let stopping = false
   const stop = (signal: string) => {
     if (stopping) return

@@ -10,6 +10,7 @@ import { SocketExecutor } from '../executor/socket/socket-executor.js'
 import { redact } from '../executor/socket/options.js'
 import { ENV_NAMES, readEnv } from '../workflow/env.js'
 import { createQueueService } from './service.js'
+import { ListenError } from '../cli-listen.js'
 
 export const QUEUE_USAGE = `restis queue: the local message-queue service for workflows
 
@@ -108,7 +109,7 @@ export async function runQueueCli(argv: string[], env: NodeJS.ProcessEnv): Promi
   try {
     ;({ url } = await queue.listen(settings.port, settings.host))
   } catch (error) {
-    process.stderr.write(`restis queue: cannot listen on ${settings.host}:${settings.port}: ${(error as Error).message}\n`)
+    process.stderr.write(`restis queue: ${new ListenError(settings.host, settings.port, error).message}\n`)
     await queue.close()
     await executor?.close()
     process.exit(1)
