@@ -4,6 +4,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import net from 'node:net'
+import tls from 'node:tls'
 import { RespDecoder } from '../../../src/resp/decode.js'
 import { NEED_MORE } from '../../../src/resp/protocol.js'
 import type { Reply } from '../../../src/reply.js'
@@ -108,6 +109,14 @@ export class RawClient {
   static connect(port: number): Promise<RawClient> {
     return new Promise((resolve, reject) => {
       const socket = net.connect(port, '127.0.0.1', () => resolve(new RawClient(socket)))
+      socket.once('error', reject)
+    })
+  }
+
+  /** Connects over TLS, trusting `ca` (a PEM certificate). */
+  static connectTls(port: number, ca: string): Promise<RawClient> {
+    return new Promise((resolve, reject) => {
+      const socket = tls.connect({ port, host: '127.0.0.1', ca, servername: 'localhost' }, () => resolve(new RawClient(socket)))
       socket.once('error', reject)
     })
   }
