@@ -27,11 +27,21 @@ export interface Cli {
   waitForError(pattern: RegExp, timeoutMs?: number): Promise<RegExpExecArray>
 }
 
-/** Starts `node --import tsx src/cli.ts --port 0 …args` with the token variables unset. */
+/** The variables the CLI reads, unset (empty counts as unset) unless a test sets them. */
+export const CLEAN_ENV: Readonly<Record<string, string>> = {
+  SERVICE_REST_TOKEN: '',
+  SERVICE_REST_READONLY_TOKEN: '',
+  UPSTASH_REDIS_REST_TOKEN: '',
+  REDIS_URL: '',
+  SERVICE_TLS_CERT: '',
+  SERVICE_TLS_KEY: '',
+}
+
+/** Starts `node --import tsx src/cli.ts --port 0 …args` with the variables it reads unset. */
 export function startCli(args: string[], env: Record<string, string> = {}): Cli {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', '--port', '0', ...args], {
     cwd: ROOT,
-    env: { ...process.env, SERVICE_REST_TOKEN: '', SERVICE_REST_READONLY_TOKEN: '', UPSTASH_REDIS_REST_TOKEN: '', ...env },
+    env: { ...process.env, ...CLEAN_ENV, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   let output = ''
@@ -39,9 +49,9 @@ export function startCli(args: string[], env: Record<string, string> = {}): Cli 
   const ready = new Promise<Banner>((resolve, reject) => {
     child.stdout!.on('data', (chunk: Buffer) => {
       output += chunk.toString()
-      const url = /listening on (http:\/\/\S+)/.exec(output)?.[1]
+      const url = /listening on (https?:\/\/\S+)/.exec(output)?.[1]
       const token = /^token(?: \(generated\))?: (\S+)$/m.exec(output)?.[1]
-      const respPort = /^RESP listening on redis:\/\/\S+:(\d+)$/m.exec(output)?.[1]
+      const respPort = /^RESP listening on rediss?:\/\/\S+:(\d+)$/m.exec(output)?.[1]
       if (url && token && /^try: /m.test(output)) resolve({ url, token, respPort: respPort === undefined ? undefined : Number(respPort) })
     })
     child.once('exit', (code) => reject(new Error(`cli exited with ${code}: ${output}${errors}`)))

@@ -6,7 +6,7 @@ import { once } from 'node:events'
 function startCli(args: string[], env: Record<string, string> = {}) {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', '--port', '0', ...args], {
     cwd: new URL('../..', import.meta.url).pathname,
-    env: { ...process.env, SERVICE_REST_TOKEN: '', SERVICE_REST_READONLY_TOKEN: '', UPSTASH_REDIS_REST_TOKEN: '', ...env },
+    env: { ...process.env, SERVICE_REST_TOKEN: '', SERVICE_REST_READONLY_TOKEN: '', UPSTASH_REDIS_REST_TOKEN: '', REDIS_URL: '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   let output = ''

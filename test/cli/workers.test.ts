@@ -20,18 +20,21 @@ import {
 /** Requests over fresh connections: enough for the round-robin to give every worker several. */
 const ROUNDS = 12
 
-/** One command on a RESP connection of its own; resolves with the first reply line. */
-function respOnce(port: number, args: string[]): Promise<string> {
+/** `AUTH <token>` and one command on a RESP connection of its own; resolves with the command's reply line. */
+function respOnce(port: number, token: string, args: string[]): Promise<string> {
+  const encode = (words: string[]) => `*${words.length}\r\n${words.map((a) => `$${Buffer.byteLength(a)}\r\n${a}\r\n`).join('')}`
   return new Promise((resolve, reject) => {
     const socket = net.connect(port, '127.0.0.1')
     let data = ''
     socket.once('error', reject)
-    socket.once('connect', () => socket.write(`*${args.length}\r\n${args.map((a) => `$${Buffer.byteLength(a)}\r\n${a}\r\n`).join('')}`))
+    socket.once('connect', () => socket.write(encode(['AUTH', token]) + encode(args)))
     socket.on('data', (chunk: Buffer) => {
       data += chunk.toString()
-      if (!data.includes('\r\n')) return
+      const lines = data.split('\r\n')
+      if (lines.length < 3) return
       socket.destroy()
-      resolve(data.slice(0, data.indexOf('\r\n')))
+      if (lines[0] !== '+OK') reject(new Error(`AUTH answered ${lines[0]}`))
+      else resolve(lines[1])
     })
   })
 }
@@ -86,7 +89,7 @@ describe.skipIf(redisServerSkipReason !== undefined)(liveSuiteName('restis --wor
 
     // The generated token works on every fresh connection, so on both workers.
     for (let i = 0; i < ROUNDS; i++) expect(await result(banner.url, banner.token, ['SET', `k${i}`, String(i)])).toBe('OK')
-    for (let i = 0; i < ROUNDS; i++) expect(await respOnce(banner.respPort!, ['SET', `r${i}`, String(i)])).toBe('+OK')
+    for (let i = 0; i < ROUNDS; i++) expect(await respOnce(banner.respPort!, banner.token, ['SET', `r${i}`, String(i)])).toBe('+OK')
     expect(await result(banner.url, banner.token, ['MGET', 'k0', `k${ROUNDS - 1}`, 'r0', `r${ROUNDS - 1}`])).toEqual([
       '0',
       String(ROUNDS - 1),
