@@ -136,7 +136,8 @@ export class SocketExecutor implements Executor {
   /**
    * `AUTH [user] password` cannot change the user of a shared connection: it checks the
    * credentials instead (a connection authenticated as that user answers PING) and answers `OK`
-   * or the server's error. Later calls choose their user with `CallContext`.
+   * or the server's error. A user whose rules do not allow PING got past AUTH all the same: its
+   * NOPERM means the credentials are right. Later calls choose their user with `CallContext`.
    */
   #checkCredentials(command: Command, context: CallContext | undefined): Promise<Reply> {
     if (command.length < 2) return Promise.resolve(new ReplyError("ERR wrong number of arguments for 'auth' command"))
@@ -144,7 +145,9 @@ export class SocketExecutor implements Executor {
     const text = (arg: Arg): string => (typeof arg === 'string' ? arg : Buffer.from(arg).toString('utf8'))
     const user = command.length === 3 ? text(command[1]) : (this.#config.username ?? 'default')
     const password = text(command[command.length - 1])
-    return this.exec(['PING'], { ...context, user, password }).then((reply) => (reply instanceof ReplyError ? reply : OK))
+    return this.exec(['PING'], { ...context, user, password }).then((reply) =>
+      reply instanceof ReplyError && !reply.message.startsWith('NOPERM ') ? reply : OK,
+    )
   }
 
   pipeline(commands: readonly Command[], context?: CallContext): Promise<Reply[]> {
