@@ -19,8 +19,10 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3)
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 100_000)
 const TESTS = ['SET', 'GET', 'INCR', 'LPUSH']
 
-function redisBenchmark(port) {
+/** `password`: the RESP listener asks for AUTH with the token (redis-server here has no password). */
+function redisBenchmark(port, password) {
   const args = ['-h', '127.0.0.1', '-p', String(port), '-t', TESTS.join(',').toLowerCase(), '-n', String(REQUESTS), '-q']
+  if (password !== undefined) args.push('-a', password)
   return new Promise((resolve, reject) => {
     const child = spawn('redis-benchmark', args, { stdio: ['ignore', 'pipe', 'pipe'] })
     let out = ''
@@ -47,20 +49,21 @@ await main('bench:resp', async () => {
   if (missing.length > 0) throw new Error(`needs ${missing.join(', ')}`)
   const redis = await startRedis()
   const respPort = await freePort()
-  const restis = await startRestis({ respPort })
+  const token = 'bench-token'
+  const restis = await startRestis({ respPort, token })
   const targets = {
     'redis-server': { port: redis.port, pid: redis.child.pid },
-    'restis --resp-port (memory executor)': { port: respPort, pid: restis.child.pid },
+    'restis --resp-port (memory executor)': { port: respPort, pid: restis.child.pid, password: token },
   }
   const names = Object.keys(targets)
   const runs = Object.fromEntries(names.map((n) => [n, []]))
-  await redisBenchmark(respPort) // warm-up: JIT and pools
+  await redisBenchmark(respPort, token) // warm-up: JIT and pools
   for (let round = 0; round < ROUNDS; round++) {
     const order = round % 2 === 0 ? names : [...names].reverse()
     for (const name of order) {
-      const { port, pid } = targets[name]
+      const { port, pid, password } = targets[name]
       const cpuBefore = processCpuMs(pid)
-      const result = await redisBenchmark(port)
+      const result = await redisBenchmark(port, password)
       const cpuMs = processCpuMs(pid) - cpuBefore
       runs[name].push({ result, cpuUsPerRequest: (cpuMs * 1000) / (REQUESTS * TESTS.length) })
       console.error(`  ${name} round ${round + 1}: ${TESTS.map((t) => `${t} ${fmt(result[t].rps)}`).join(', ')}`)
