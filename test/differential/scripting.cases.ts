@@ -217,6 +217,7 @@ const hostedFlag: DiffCase[] = [
       ['EVAL', '#!lua flags=allow-key-locking,bad\nreturn 1', '0'], ['EVAL', '#!lua flags=bad,allow-key-locking\nreturn 1', '0'], ['EVAL', '#!lua flags=allow-key-locking,\nreturn 1', '0'],
       ['EVAL', '#!lua name=x flags=allow-key-locking\nreturn 1', '0'], ['EVAL', '#!lua flags=ALLOW-KEY-LOCKING\nreturn 1', '0'], ['EVAL', '#!notlua flags=allow-key-locking\nreturn 1', '0'],
       ['EVAL', '#!lua flags=allow-key-locking', '0'], ['SCRIPT', 'LOAD', '#!lua flags=allow-key-locking,bad\nreturn 1'],
+      ['EVAL', '#!lua flags=allow-key-locking "x \\"y\\"\\x01"\nreturn 1', '0'], ['EVAL', "#!lua flags=allow-key-locking 'z'\nreturn 1", '0'],
     ],
   },
   {

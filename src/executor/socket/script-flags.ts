@@ -31,6 +31,12 @@ const HOSTED_FLAG_BYTES = Buffer.from(HOSTED_FLAG, 'latin1')
  */
 const MAX_SCRIPTS = 10_000
 
+/**
+ * Rewritten scripts kept by their text, for clients that send the script with every call (EVAL
+ * rather than EVALSHA): they then pay a map lookup instead of a parse and two SHA1s.
+ */
+const MAX_REWRITES = 1_000
+
 /** A command to send instead of the client's, and how to put the server's reply in the client's terms. */
 export interface ScriptRewrite {
   readonly command: Command
@@ -108,17 +114,21 @@ function renamed(reply: Reply, serverSha: string, clientSha: string): Reply {
 export class HostedScriptFlags {
   /** The client's SHA1 → the SHA1 of the text the server got, oldest first. */
   readonly #serverSha = new Map<string, string>()
+  /** Scripts given as strings → their rewrite, oldest first. */
+  readonly #rewrites = new Map<string, RewrittenScript>()
 
   /**
-   * What to send instead of `command`, or null to send it as it is. Commands other than EVAL*,
-   * EVALSHA* and SCRIPT pay one character test; a script without shebang pays two more.
+   * What to send instead of `command`, or null to send it as it is. Other commands pay a test of
+   * their name's first character and length (EVAL 4, EVAL_RO and EVALSHA 7, EVALSHA_RO 10,
+   * SCRIPT 6); a script without shebang pays a test of its first two characters.
    */
   rewrite(command: Command): ScriptRewrite | null {
     if (command.length < 2) return null
     const name = command[0]
+    const length = name.length
     const initial = (typeof name === 'string' ? name.charCodeAt(0) : name[0]) | 0x20
-    if (initial === 0x65) return this.#eval(text(name).toLowerCase(), command)
-    if (initial === 0x73 && text(name).toLowerCase() === 'script') return this.#script(command)
+    if (initial === 0x65 && (length === 4 || length === 7 || length === 10)) return this.#eval(text(name).toLowerCase(), command)
+    if (initial === 0x73 && length === 6 && text(name).toLowerCase() === 'script') return this.#script(command)
     return null
   }
 
@@ -163,6 +173,11 @@ export class HostedScriptFlags {
   /** The script without the hosted flag, with both SHA1s (remembered), or null to send it as it is. */
   #rewriteScript(arg: Arg): RewrittenScript | null {
     if (typeof arg === 'string' ? !arg.startsWith('#!') : arg[0] !== 0x23 || arg[1] !== 0x21) return null
+    const known = typeof arg === 'string' ? this.#rewrites.get(arg) : undefined
+    if (known !== undefined) {
+      this.#remember(known.clientSha, known.serverSha)
+      return known
+    }
     const bytes = typeof arg === 'string' ? Buffer.from(arg, 'utf8') : asBuffer(arg)
     const end = bytes.indexOf(0x0a)
     if (end === -1) return null
@@ -173,6 +188,10 @@ export class HostedScriptFlags {
     const body = Buffer.concat([Buffer.from(shebang, 'latin1'), bytes.subarray(end)])
     const script = { body, clientSha: sha1(bytes), serverSha: sha1(body) }
     this.#remember(script.clientSha, script.serverSha)
+    if (typeof arg === 'string') {
+      this.#rewrites.set(arg, script)
+      if (this.#rewrites.size > MAX_REWRITES) this.#rewrites.delete(this.#rewrites.keys().next().value as string)
+    }
     return script
   }
 
