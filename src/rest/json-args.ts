@@ -5,6 +5,10 @@ import { badRequest, type RestError } from './errors.js'
  * Reads a command body: a JSON array of strings and numbers (`["SET","k",1]`), or for a pipeline
  * a JSON array of such arrays. Numbers keep their source text, so `12345678901234567890` reaches
  * Redis exactly instead of being rounded through a double, which is why this is not JSON.parse.
+ * Booleans are arguments too, `"true"` and `"false"`, as the hosted service stores them (the
+ * official client sends a boolean value as a JSON boolean). `null` is refused with a 400 naming
+ * its place: the official client sends it for an `undefined` value, and storing `""` or `"null"`
+ * in its stead would hide that mistake.
  */
 export function parseCommandArray(text: string): Arg[] | RestError {
   const reader = new JsonReader(text)
@@ -25,6 +29,9 @@ const COMMA = 0x2c
 const QUOTE = 0x22
 const BACKSLASH = 0x5c
 
+/** JSON's booleans, which become the arguments `true` and `false`. */
+const BOOLEANS = ['true', 'false'] as const
+
 /** How many distinct command names a reader keeps for reuse. */
 const RECENT_NAMES = 8
 
@@ -36,6 +43,8 @@ class JsonReader {
    * the lookups by name that follow (the gateway's, the engine's) find its hash already computed.
    */
   private readonly names: string[] = []
+  /** The row being read in a two-dimensional body, for error texts; -1 in a single command. */
+  private row = -1
   constructor(private readonly text: string) {}
 
   document(depth: 1 | 2): Arg[] | Arg[][] | RestError {
@@ -59,6 +68,7 @@ class JsonReader {
     for (;;) {
       this.skipSpace()
       if (this.text.charCodeAt(this.pos) !== OPEN_BRACKET) return this.fail('each command must be a JSON array, e.g. ["GET","k"]')
+      this.row = rows.length
       const row = this.argArray()
       if (!(row instanceof Array)) return row
       rows.push(row)
@@ -80,7 +90,7 @@ class JsonReader {
     }
     for (;;) {
       this.skipSpace()
-      const arg = args.length === 0 ? this.name() : this.arg()
+      const arg = args.length === 0 ? this.name() : this.arg(args.length)
       if (typeof arg !== 'string') return arg
       args.push(arg)
       this.skipSpace()
@@ -105,21 +115,29 @@ class JsonReader {
         }
       }
     }
-    const name = this.arg()
+    const name = this.arg(0)
     // Only a name written without escapes is its own source text, which the match above needs.
     const plain = typeof name === 'string' && this.pos - start === name.length + 1 && text.charCodeAt(start - 1) === QUOTE
     if (plain && this.names.length < RECENT_NAMES) this.names.push(name)
     return name
   }
 
-  private arg(): string | RestError {
+  /** The element at `index` of a command array: a string, a number's text, or a boolean's word. */
+  private arg(index: number): string | RestError {
     const code = this.text.charCodeAt(this.pos)
     if (code === QUOTE) return this.string()
     if (code === 0x2d || (code >= 0x30 && code <= 0x39)) return this.number()
     const c = this.text[this.pos]
-    if (c === '[' || c === '{') return this.fail('command arguments must be strings or numbers, not arrays or objects')
-    if (this.text.startsWith('true', this.pos) || this.text.startsWith('false', this.pos) || this.text.startsWith('null', this.pos)) {
-      return this.fail('command arguments must be strings or numbers')
+    if (c === '[' || c === '{') return this.fail('command arguments must be strings, numbers or booleans, not arrays or objects')
+    for (const word of BOOLEANS) {
+      if (this.text.startsWith(word, this.pos)) {
+        this.pos += word.length
+        return word
+      }
+    }
+    if (this.text.startsWith('null', this.pos)) {
+      const place = this.row === -1 ? `index ${index} of the command` : `index ${index} of command ${this.row}`
+      return this.fail(`null is not a command argument (${place}): send a string, a number or a boolean`)
     }
     return this.fail(c === undefined ? 'invalid JSON: unexpected end of input' : `invalid JSON: unexpected character '${c}'`)
   }

@@ -195,6 +195,49 @@ const shebang: DiffCase[] = [
   },
 ]
 
+/**
+ * `allow-key-locking` is the hosted service's flag, not Redis's: the engine accepts it (with no
+ * effect), and the socket executor drops it before the script reaches redis-server, answering
+ * with the SHA1 of the script as sent. So here the reference is redis-server behind that rewrite.
+ */
+const LOCKING = "#!lua flags=allow-key-locking\nreturn redis.call('INCR', KEYS[1])"
+const hostedFlag: DiffCase[] = [
+  {
+    name: 'The hosted allow-key-locking flag is accepted alone or with Redis flags, which keep their effect',
+    commands: [
+      ['EVAL', LOCKING, '1', 'n'], ['EVAL', LOCKING, '1', 'n'], ['EVAL', '#!lua flags=no-writes,allow-key-locking\nreturn 1', '0'],
+      ['EVAL', "#!lua flags=allow-key-locking,no-writes\nreturn redis.call('SET', 'a', 'b')", '0'], ['EVAL_RO', '#!lua flags=allow-key-locking\nreturn 1', '0'],
+      ['EVAL_RO', "#!lua flags=allow-key-locking,no-writes\nreturn redis.call('GET', 'n')", '0'], ['EVAL', '#!lua "flags=allow-key-locking"\nreturn 3', '0'],
+      ['EVAL', '#!lua flags=allow-key-locking flags=no-writes\nreturn 4', '0'],
+    ],
+  },
+  {
+    name: 'With the hosted flag, other flags and options are still checked, in order',
+    commands: [
+      ['EVAL', '#!lua flags=allow-key-locking,bad\nreturn 1', '0'], ['EVAL', '#!lua flags=bad,allow-key-locking\nreturn 1', '0'], ['EVAL', '#!lua flags=allow-key-locking,\nreturn 1', '0'],
+      ['EVAL', '#!lua name=x flags=allow-key-locking\nreturn 1', '0'], ['EVAL', '#!lua flags=ALLOW-KEY-LOCKING\nreturn 1', '0'], ['EVAL', '#!notlua flags=allow-key-locking\nreturn 1', '0'],
+      ['EVAL', '#!lua flags=allow-key-locking', '0'], ['SCRIPT', 'LOAD', '#!lua flags=allow-key-locking,bad\nreturn 1'],
+      ['EVAL', '#!lua flags=allow-key-locking "x \\"y\\"\\x01"\nreturn 1', '0'], ['EVAL', "#!lua flags=allow-key-locking 'z'\nreturn 1", '0'],
+    ],
+  },
+  {
+    name: 'Errors of a script with the hosted flag keep its line numbers and name it by the SHA1 of its text',
+    commands: [
+      ['EVAL', '#!lua flags=allow-key-locking\n\nreturn y', '0'], ['EVAL', "#!lua flags=allow-key-locking\nerror('x')", '0'], ['EVAL', '#!lua flags=allow-key-locking\nretur 1', '0'],
+      ['EVAL', "#!lua flags=no-writes,allow-key-locking\n\nreturn redis.call('DEL', 'k')", '0'],
+    ],
+  },
+  {
+    name: 'SCRIPT LOAD of a script with the hosted flag answers the SHA1 of its text, which EVALSHA and SCRIPT EXISTS know',
+    commands: [
+      ['SCRIPT', 'FLUSH'], ['EVALSHA', sha1(LOCKING), '1', 'n'], ['SCRIPT', 'LOAD', LOCKING], ['SCRIPT', 'EXISTS', sha1(LOCKING), sha1(LOCKING).toUpperCase(), 'abc', sha1('return 1')],
+      ['EVALSHA', sha1(LOCKING), '1', 'n'], ['EVALSHA', sha1(LOCKING).toUpperCase(), '1', 'n'], ['EVALSHA_RO', sha1(LOCKING), '1', 'n'],
+      ['SCRIPT', 'FLUSH'], ['SCRIPT', 'EXISTS', sha1(LOCKING)], ['EVALSHA', sha1(LOCKING), '1', 'n'], ['EVAL', LOCKING, '1', 'n'], ['SCRIPT', 'EXISTS', sha1(LOCKING)],
+      ['EVALSHA', sha1(LOCKING), '1', 'n'], ['GET', 'n'],
+    ],
+  },
+]
+
 const cache: DiffCase[] = [
   {
     name: 'SCRIPT LOAD caches a script for EVALSHA; the SHA1 is case-insensitive',
@@ -264,4 +307,4 @@ const api: DiffCase[] = [
   },
 ]
 
-export const scriptingCases: DiffCase[] = [...conversions, ...errors, ...readOnly, ...shebang, ...cache, ...api]
+export const scriptingCases: DiffCase[] = [...conversions, ...errors, ...readOnly, ...shebang, ...hostedFlag, ...cache, ...api]

@@ -59,8 +59,8 @@ describe('request forms', () => {
     ['not JSON', 'SET k v'],
     ['an object', '{"cmd":"SET"}'],
     ['a nested array', '[["SET","k","v"]]'],
-    ['a boolean argument', '["SET","k",true]'],
-    ['a null argument', '["SET","k",null]'],
+    ['a misspelt boolean', '["SET","k",tru]'],
+    ['a word after a boolean', '["SET","k",truex]'],
     ['trailing garbage', '["PING"] x'],
     ['an unterminated string', '["PING'],
     ['an empty array', '[]'],
@@ -69,6 +69,22 @@ describe('request forms', () => {
     expect(call).toBeInstanceOf(RestError)
     expect((call as RestError).status).toBe(400)
     expect((call as RestError).message).toMatch(/^ERR /)
+  })
+
+  test('JSON booleans are the arguments "true" and "false", as the hosted service stores them', () => {
+    expect(words(parse('POST', '/', '["HSET","h","a",true,"b", false ]'))).toEqual(['HSET', 'h', 'a', 'true', 'b', 'false'])
+    const call = parse('POST', '/pipeline', '[["SET","a",true],["SET","b",false]]')
+    expect(call).toEqual({ type: 'pipeline', commands: [['SET', 'a', 'true'], ['SET', 'b', 'false']] })
+  })
+
+  test('a JSON null argument is a 400 naming its index (and its row in a pipeline)', () => {
+    const single = parse('POST', '/', '["SET","k",null]') as RestError
+    expect(single).toBeInstanceOf(RestError)
+    expect(single.status).toBe(400)
+    expect(single.message).toBe('ERR null is not a command argument (index 2 of the command): send a string, a number or a boolean (at offset 11 of the request body)')
+    const row = parse('POST', '/multi-exec', '[["SET","a","1"],["HSET","h","f",null]]') as RestError
+    expect(row).toBeInstanceOf(RestError)
+    expect(row.message).toMatch(/^ERR null is not a command argument \(index 3 of command 1\)/)
   })
 
   test('/pipeline takes a two-dimensional array', () => {

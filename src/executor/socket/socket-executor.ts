@@ -10,6 +10,7 @@ import { HandshakeError, type ConnectionCounters } from './connection.js'
 import { resolveOptions, type ConnectionConfig, type ExecutorConfig, type SocketExecutorOptions } from './options.js'
 import { Pool } from './pool.js'
 import { MonitorHub, SubscriberHub } from './streams.js'
+import { HostedScriptFlags, type ScriptRewrite } from './script-flags.js'
 import { asBuffer } from '../../resp/protocol.js'
 
 /**
@@ -83,6 +84,8 @@ export class SocketExecutor implements Executor {
   readonly #pools = new Map<string, Pool>()
   readonly #subscriberHubs = new Map<string, SubscriberHub>()
   readonly #monitorHubs = new Map<string, MonitorHub>()
+  /** Scripts with the hosted service's `allow-key-locking` flag, rewritten for Redis (script-flags.ts). */
+  readonly #scripts = new HostedScriptFlags()
   #closed = false
 
   constructor(options: SocketExecutorOptions = {}) {
@@ -126,10 +129,13 @@ export class SocketExecutor implements Executor {
     if (kind === 'auth') return this.#checkCredentials(command, context)
     const pool = this.#pool(context)
     if (pool instanceof ReplyError) return Promise.resolve(pool)
+    const script = this.#scripts.rewrite(command)
+    if (script !== null) command = script.command
     let reply: Promise<Reply>
     if (kind === 'plain') reply = pool.send(command)
     else if (kind === 'select') reply = pool.sendBatch([command, ['SELECT', String(pool.config.database)]]).then((replies) => replies[0])
     else reply = pool.exclusive([command]).then((replies) => replies[0])
+    if (script !== null) reply = reply.then(script.reply)
     return pool === this.#default ? reply : reply.catch((error: unknown) => this.#refused(pool, error))
   }
 
@@ -156,6 +162,7 @@ export class SocketExecutor implements Executor {
     if (pool instanceof ReplyError) return Promise.resolve(commands.map(() => pool))
     const slots: (ReplyError | undefined)[] = []
     const send: Command[] = []
+    const scripts: (ScriptRewrite | null)[] = []
     let selects = false
     let blocking = false
     for (const command of commands) {
@@ -165,7 +172,9 @@ export class SocketExecutor implements Executor {
         continue
       }
       slots.push(undefined)
-      send.push(command)
+      const script = this.#scripts.rewrite(command)
+      scripts.push(script)
+      send.push(script === null ? command : script.command)
       if (kind === 'select') selects = true
       else if (kind === 'blocking') blocking = true
     }
@@ -173,7 +182,12 @@ export class SocketExecutor implements Executor {
     const sent = send.length === 0 ? Promise.resolve([]) : blocking ? pool.exclusive(send) : pool.sendBatch(send)
     const merged = sent.then((replies) => {
       let next = 0
-      return slots.map((refusal) => refusal ?? replies[next++])
+      return slots.map((refusal) => {
+        if (refusal !== undefined) return refusal
+        const script = scripts[next]
+        const reply = replies[next++]
+        return script === null ? reply : script.reply(reply)
+      })
     })
     if (pool === this.#default) return merged
     return merged.catch((error: unknown) => this.#refused(pool, error).then((reply) => commands.map(() => reply)))
@@ -190,7 +204,9 @@ export class SocketExecutor implements Executor {
     }
     const pool = this.#pool(context)
     if (pool instanceof ReplyError) return pool
-    const batch: Command[] = [['MULTI'], ...commands, ['EXEC']]
+    const scripts = commands.map((command) => this.#scripts.rewrite(command))
+    const sent = commands.map((command, i) => scripts[i]?.command ?? command)
+    const batch: Command[] = [['MULTI'], ...sent, ['EXEC']]
     if (selects) batch.push(['SELECT', String(pool.config.database)])
     let replies: Reply[]
     try {
@@ -205,7 +221,10 @@ export class SocketExecutor implements Executor {
     if (exec instanceof ReplyError) return exec
     // A null EXEC means a WATCHed key changed; WATCH is refused, so this is only defensive.
     if (!Array.isArray(exec)) return EXEC_ABORT
-    return exec as Reply[]
+    return (exec as Reply[]).map((reply, i) => {
+      const script = scripts[i]
+      return script === null ? reply : script.reply(reply)
+    })
   }
 
   subscribe(target: Subscription, onEvent: (event: PubSubEvent) => void, signal: AbortSignal, context?: CallContext): Promise<void> {

@@ -246,3 +246,27 @@ describe('named divergences from Redis 7.0.15', () => {
     expect(payload.charCodeAt(0)).toBe(245)
   })
 })
+
+describe("the hosted service's allow-key-locking flag (unknown to Redis 7.0, which refuses it)", () => {
+  test('a script declaring it runs, writes, and keeps the effect of the Redis flags beside it', () => {
+    const memory = executor()
+    expect(run(memory, ['EVAL', "#!lua flags=allow-key-locking\nreturn redis.call('INCR', KEYS[1])", '1', 'n'])).toBe(1)
+    expect(run(memory, ['EVAL_RO', "#!lua flags=no-writes,allow-key-locking\nreturn redis.call('GET', KEYS[1])", '1', 'n'])).toBe('1')
+    expect(errorOf(run(memory, ['EVAL', "#!lua flags=allow-key-locking,no-writes\nreturn redis.call('DEL', 'n')", '0']))).toMatch(
+      /^ERR Write commands are not allowed from read-only scripts/,
+    )
+    expect(errorOf(run(memory, ['EVAL_RO', '#!lua flags=allow-key-locking\nreturn 1', '0']))).toMatch(/^ERR Can not execute a script with write flag using \*_ro command/)
+  })
+
+  test('a function may declare it in register_function; FUNCTION LIST shows it; FCALL runs', () => {
+    const memory = executor()
+    const library = "#!lua name=hosted\nredis.register_function{function_name='bump', callback=function(keys) return redis.call('INCR', keys[1]) end, flags={'no-writes', 'allow-key-locking'}}"
+    expect(run(memory, ['FUNCTION', 'LOAD', library])).toBe('hosted')
+    const listing = run(memory, ['FUNCTION', 'LIST']) as unknown[][]
+    const functions = listing[0][5] as unknown[][]
+    expect(functions[0][5]).toEqual([new Status('no-writes'), new Status('allow-key-locking')])
+    expect(errorOf(run(memory, ['FCALL', 'bump', '1', 'n']))).toMatch(/^ERR Write commands are not allowed from read-only scripts/)
+    expect(run(memory, ['FUNCTION', 'LOAD', 'REPLACE', library.replace("'no-writes', ", '')])).toBe('hosted')
+    expect(run(memory, ['FCALL', 'bump', '1', 'n'])).toBe(1)
+  })
+})

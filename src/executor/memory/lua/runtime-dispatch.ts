@@ -85,7 +85,8 @@ function D.forgetScripts()
 end
 
 -- Function libraries.
-local FLAGS = {['no-writes'] = 1, ['allow-oom'] = 2, ['allow-stale'] = 4, ['no-cluster'] = 8, ['allow-cross-slot-keys'] = 16}
+-- allow-key-locking (32) is the hosted service's flag, accepted with no effect (see SCRIPT_FLAGS).
+local FLAGS = {['no-writes'] = 1, ['allow-oom'] = 2, ['allow-stale'] = 4, ['no-cluster'] = 8, ['allow-cross-slot-keys'] = 16, ['allow-key-locking'] = 32}
 local libraries, functions, pending, loading = {}, {}, {}, nil
 
 local function readFlags(list)

@@ -30,8 +30,15 @@ export interface RegisteredFunction {
   readonly flags: number
 }
 
-/** Script flags in Redis's order (`scripts_flags_def`): bit value = 1 << index. */
-export const SCRIPT_FLAGS = ['no-writes', 'allow-oom', 'allow-stale', 'no-cluster', 'allow-cross-slot-keys'] as const
+/**
+ * Script flags in Redis's order (`scripts_flags_def`): bit value = 1 << index. The last one,
+ * `allow-key-locking`, is the hosted service's, not Redis's: there it lets a script or function
+ * lock only the keys given in KEYS instead of the whole database. This engine runs every script
+ * alone, atomically, so the flag changes nothing here; shebangs and `redis.register_function`
+ * accept it so that code written for the hosted service (`@upstash/ratelimit`'s scripts) runs
+ * unchanged, and FUNCTION LIST shows it as declared. The runtime's FLAGS table has the same bits.
+ */
+export const SCRIPT_FLAGS = ['no-writes', 'allow-oom', 'allow-stale', 'no-cluster', 'allow-cross-slot-keys', 'allow-key-locking'] as const
 
 /** The text of the package's instruction-limit error, raised when a script runs out of time. */
 const FUEL_MESSAGE = 'Script killed by fuel limit'
