@@ -2,9 +2,10 @@ import { createHash, timingSafeEqual } from 'node:crypto'
 import { ReplyError, type Arg, type Command, type Reply } from '../reply.js'
 import { encodeReply } from '../resp/encode.js'
 import { BackendUnavailableError, type CallContext, type Executor, type PubSubEvent } from '../executor/executor.js'
-import { resolveCommand, restAvailability, isReadOnly, readOnlyTokenMay, type CommandInfo } from '../commands/lookup.js'
+import { resolveCommand, isReadOnly, type CommandInfo } from '../commands/lookup.js'
+import { restAvailability } from './availability.js'
 import { TokenStore, generateToken, principalId, type Authenticator, type Principal, type UserTokenEntry } from '../auth/tokens.js'
-import { checkPermission, noPermission } from '../auth/permissions.js'
+import { checkPermission, noPermission, readOnlyTokenMay } from '../auth/permissions.js'
 import { Limits, type Endpoint, type LimitOptions } from '../auth/limits.js'
 import {
   METHOD_NOT_ALLOWED,

@@ -12,14 +12,14 @@ import {
   isReadOnly,
   isWrite,
   lookupError,
-  readOnlyTokenMay,
   resolveCommand,
-  restAvailability,
   SERVER_VERSION,
   type CommandInfo,
 } from '../../src/commands/lookup.js'
 import { commandDocs, commandDocsReply, commandInfoReply } from '../../src/commands/introspection.js'
 import { ReplyError } from '../../src/reply.js'
+import { restAvailability } from '../../src/rest/availability.js'
+import { readOnlyTokenMay } from '../../src/auth/permissions.js'
 
 function info(name: string): CommandInfo {
   const found = findCommand(name)
