@@ -7,7 +7,7 @@
  */
 import type { EventStream } from '../rest/sse.js'
 
-/** Header lookup; a Fetch `Headers` object fits. @public */
+/** Header lookup; a Fetch `Headers` object fits. */
 export interface HttpHeaders {
   /** The value of a header (case-insensitive name), repeated values joined with `, `. */
   get(name: string): string | null
@@ -15,7 +15,7 @@ export interface HttpHeaders {
   forEach(callback: (value: string, name: string) => void): void
 }
 
-/** A request as a service sees it, whatever server received it. @public */
+/** A request as a service sees it, whatever server received it. */
 export interface HttpRequest {
   /** HTTP method as sent. */
   readonly method: string
@@ -30,14 +30,14 @@ export interface HttpRequest {
   readonly remoteAddress?: string
 }
 
-/** A response: text, bytes, or an event stream the adapter pipes to the client. @public */
+/** A response: text, bytes, or an event stream the adapter pipes to the client. */
 export interface HttpResponse {
   readonly status: number
   readonly headers: Readonly<Record<string, string>>
   readonly body: string | Uint8Array | EventStream
 }
 
-/** What an adapter drives. @public */
+/** What an adapter drives. */
 export interface HttpService {
   handle(request: HttpRequest): Promise<HttpResponse>
   /** The largest body the adapter reads for a request to `url` (path and query). */
