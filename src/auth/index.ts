@@ -11,6 +11,6 @@
  */
 export { TokenStore, generateToken, principalId } from './tokens.js'
 export type { Principal, Authenticator, TokenStoreOptions, UserTokenEntry } from './tokens.js'
-export { checkPermission, noPermission, readOnlyCommands, readOnlyAclRules, provisionReadonlyUser } from './permissions.js'
+export { checkPermission, noPermission, readOnlyTokenMay, readOnlyCommands, readOnlyAclRules, provisionReadonlyUser } from './permissions.js'
 export { Limits } from './limits.js'
 export type { LimitOptions, UsageEvent, UsageTotals, Endpoint } from './limits.js'

@@ -1,5 +1,5 @@
 import { ReplyError, type Command, type Reply } from '../reply.js'
-import { allCommands, resolveCommand, readOnlyTokenMay, type CommandInfo } from '../commands/lookup.js'
+import { allCommands, resolveCommand, type CommandInfo } from '../commands/lookup.js'
 import type { Executor } from '../executor/executor.js'
 import type { Principal } from './tokens.js'
 
@@ -9,6 +9,24 @@ import type { Principal } from './tokens.js'
  */
 export function noPermission(name: string): string {
   return `NOPERM this user has no permissions to run the '${name}' command`
+}
+
+/** "Powerful reads" the read-only token may not run although Redis flags them `readonly` (rest-protocol.md). */
+const POWERFUL_READS: ReadonlySet<string> = new Set(['keys', 'scan', 'hscan', 'sscan', 'zscan', 'randomkey', 'monitor'])
+/** Commands the read-only token may run although they are not flagged `readonly` (rest-protocol.md). */
+const READ_ONLY_TOKEN_EXTRAS: ReadonlySet<string> = new Set(['ping', 'echo', 'eval_ro', 'evalsha_ro', 'fcall_ro'])
+
+/**
+ * Whether the read-only REST token may run this command (rest-protocol.md, "Read-only token"):
+ * flagged `readonly`, not in `@dangerous`, not a powerful read (KEYS, SCAN, HSCAN, SSCAN, ZSCAN,
+ * RANDOMKEY, MONITOR); plus PING, ECHO, EVAL_RO, EVALSHA_RO, FCALL_RO. Everything else is
+ * refused (→ `NOPERM this user has no permissions to run the '<cmd>' command`). The `/subscribe`
+ * endpoint, also open to that token, is not a command-table decision.
+ * @public
+ */
+export function readOnlyTokenMay(info: CommandInfo): boolean {
+  if (READ_ONLY_TOKEN_EXTRAS.has(info.name)) return true
+  return info.flags.has('readonly') && !info.categories.has('@dangerous') && !POWERFUL_READS.has(info.name)
 }
 
 /**

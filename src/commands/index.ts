@@ -1,6 +1,6 @@
 /**
  * The command table: metadata of every Redis command (generated from a real server), lookups,
- * key positions, the REST protocol's classifications, and `COMMAND INFO` / `COMMAND DOCS` replies.
+ * key positions, Redis's own classifications, and `COMMAND INFO` / `COMMAND DOCS` replies.
  *
  * @packageDocumentation
  */

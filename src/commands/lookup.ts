@@ -1,11 +1,12 @@
 /**
  * Command lookups for the request parser, the permission checker and the executors: command
  * metadata (arity, flags, ACL categories, key specs), key positions as `COMMAND GETKEYS` finds
- * them, and the REST protocol's classifications (available over plain command endpoints, allowed
- * for the read-only token).
+ * them, and the classifications Redis itself makes (read-only, write, dangerous, blocking).
  *
  * Everything is derived from the generated table (`table.ts`, from a real server's
- * `COMMAND INFO` / `COMMAND DOCS`); names appear here only where the REST protocol names them.
+ * `COMMAND INFO` / `COMMAND DOCS`). What the REST protocol makes of it (which commands its
+ * endpoints run, what the read-only token may run) is the gateway's rule, in
+ * `rest/availability.ts` and `auth/permissions.ts`.
  *
  */
 
@@ -71,9 +72,6 @@ export interface CommandInfo {
   /** Subcommands of a container command, keyed by lowercase subcommand name (`get` for `config|get`). */
   readonly subcommands?: ReadonlyMap<string, CommandInfo>
 }
-
-/** Result of {@link restAvailability}. @public */
-export type RestAvailability = 'ok' | 'unavailable'
 
 // ---------------------------------------------------------------------------------------------
 // Building the table
@@ -595,54 +593,4 @@ export function isBlocking(info: CommandInfo, command?: Command): boolean {
     i += 1 + values
   }
   return false
-}
-
-/** Pub/Sub commands the REST protocol runs over plain command endpoints (source spec: PUBLISH, PUBSUB; plus SPUBLISH). */
-const REST_PUBSUB_COMMANDS: ReadonlySet<string> = new Set(['publish', 'pubsub', 'spublish'])
-/** Connection commands the REST protocol runs (source spec: "Only PING and ECHO are supported"). */
-const REST_CONNECTION_COMMANDS: ReadonlySet<string> = new Set(['ping', 'echo'])
-/** Streams with their own endpoints (`/monitor`, `/subscribe`, `/psubscribe`), not plain commands. */
-const REST_STREAM_COMMANDS: ReadonlySet<string> = new Set(['monitor', 'subscribe', 'psubscribe', 'ssubscribe'])
-
-/**
- * Whether the REST protocol runs this command over its plain command endpoints (single command,
- * pipeline, transaction). `unavailable` (→ `ERR Command is not available: '<cmd>'`) for:
- * blocking commands (see {@link isBlocking}; pass `command` so XREAD without BLOCK stays
- * available); the `transactions` group (WATCH, UNWATCH, DISCARD, and MULTI/EXEC, which only
- * `/multi-exec` provides); the `pubsub` group except PUBLISH, PUBSUB (all subcommands) and
- * SPUBLISH; the `connection` group except PING and ECHO; the `cluster` group; MONITOR and the
- * SUBSCRIBE family, which have their own endpoints.
- * @public
- */
-export function restAvailability(info: CommandInfo, command?: Command): RestAvailability {
-  if (isBlocking(info, command)) return 'unavailable'
-  const root = info.parent ?? info
-  switch (info.group) {
-    case 'transactions':
-    case 'cluster':
-      return 'unavailable'
-    case 'connection':
-      return REST_CONNECTION_COMMANDS.has(root.name) ? 'ok' : 'unavailable'
-    case 'pubsub':
-      return REST_PUBSUB_COMMANDS.has(root.name) ? 'ok' : 'unavailable'
-  }
-  return REST_STREAM_COMMANDS.has(root.name) ? 'unavailable' : 'ok'
-}
-
-/** "Powerful reads" the read-only token may not run although Redis flags them `readonly` (rest-protocol.md). */
-const POWERFUL_READS: ReadonlySet<string> = new Set(['keys', 'scan', 'hscan', 'sscan', 'zscan', 'randomkey', 'monitor'])
-/** Commands the read-only token may run although they are not flagged `readonly` (rest-protocol.md). */
-const READ_ONLY_TOKEN_EXTRAS: ReadonlySet<string> = new Set(['ping', 'echo', 'eval_ro', 'evalsha_ro', 'fcall_ro'])
-
-/**
- * Whether the read-only REST token may run this command (rest-protocol.md, "Read-only token"):
- * flagged `readonly`, not in `@dangerous`, not a powerful read (KEYS, SCAN, HSCAN, SSCAN, ZSCAN,
- * RANDOMKEY, MONITOR); plus PING, ECHO, EVAL_RO, EVALSHA_RO, FCALL_RO. Everything else is
- * refused (→ `NOPERM this user has no permissions to run the '<cmd>' command`). The `/subscribe`
- * endpoint, also open to that token, is not a command-table decision.
- * @public
- */
-export function readOnlyTokenMay(info: CommandInfo): boolean {
-  if (READ_ONLY_TOKEN_EXTRAS.has(info.name)) return true
-  return info.flags.has('readonly') && !info.categories.has('@dangerous') && !POWERFUL_READS.has(info.name)
 }

@@ -14,7 +14,9 @@
 import { createHash, timingSafeEqual } from 'node:crypto'
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { BodyTooLargeError, readBody } from '../adapters/body.js'
+import { CONTENT_TOO_LARGE, fetchHeaders, jsonResponse, type HttpRequest, type HttpResponse, type HttpService } from '../adapters/http.js'
+import { fetchListener } from '../adapters/fetch-listener.js'
+import { nodeListener } from '../adapters/node-listener.js'
 import type { Executor } from '../executor/executor.js'
 import { MemoryExecutor } from '../executor/memory/memory-executor.js'
 import { DEFAULT_RETRIES } from '../workflow/constants.js'
@@ -23,6 +25,7 @@ import { dashboardHtml } from './dashboard.js'
 import { planMessage, type MessagePlan } from './messages.js'
 import { QueueStore, StoreError, type AttemptLog, type MessageRecord, type RunRecord, type Scheduled } from './store.js'
 import { Worker, type QueueEvent } from './worker.js'
+import { matchRoute, type ApiCall, type Route } from './routes.js'
 
 /** Options of {@link createQueueService}. @public */
 export interface QueueServiceOptions {
@@ -161,29 +164,16 @@ export interface QueueService {
   waitForRun(workflowRunId: string, timeoutMs?: number): Promise<RunDetail>
 }
 
-interface ApiRequest {
-  readonly method: string
-  /** Path and query, raw (not decoded). */
-  readonly url: string
-  readonly headers: Headers
-  readonly body: Uint8Array | undefined
-}
-
-interface ApiResponse {
-  readonly status: number
-  readonly headers: Record<string, string>
-  readonly body: string
-}
-
 const decoder = new TextDecoder()
 
-function reply(status: number, body: unknown): ApiResponse {
-  return { status, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }
-}
+const reply = (status: number, body: unknown): HttpResponse => jsonResponse(status, body)
 
-function error(status: number, message: string): ApiResponse {
+function error(status: number, message: string): HttpResponse {
   return reply(status, { error: message })
 }
+
+/** Hosted-queue APIs the local service does not implement: 501 rather than 404. */
+const UNSUPPORTED: ReadonlySet<string> = new Set(['wait', 'notify', 'schedules', 'topics', 'queues'])
 
 function digest(value: string): Buffer {
   return createHash('sha256').update(value).digest()
@@ -234,7 +224,7 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
   let server: Server | undefined
   let closed = false
 
-  function authorized(request: ApiRequest, query: URLSearchParams): boolean {
+  function authorized(request: HttpRequest, query: URLSearchParams): boolean {
     const header = request.headers.get('authorization')
     const given = header?.startsWith('Bearer ') ? header.slice(7) : query.get('_token')
     return given !== null && given !== undefined && timingSafeEqual(digest(given), tokenDigest)
@@ -253,7 +243,7 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
     return { messageId: scheduled.messageId, url, ...(scheduled.deduplicated ? { deduplicated: true } : {}) }
   }
 
-  async function publish(request: ApiRequest, rawPath: string, search: string): Promise<ApiResponse> {
+  async function publish({ request, rawPath, search }: ApiCall): Promise<HttpResponse> {
     let destination = rawPath.slice('/v2/publish/'.length)
     if (!/^https?:\/\//i.test(destination)) {
       try {
@@ -266,11 +256,11 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
     query.delete('_token')
     const rest = query.toString()
     if (rest) destination += (destination.includes('?') ? '&' : '?') + rest
-    const plan = planMessage(destination, request.headers, request.body ?? new Uint8Array(0), defaultRetries)
+    const plan = planMessage(destination, fetchHeaders(request.headers), request.body ?? new Uint8Array(0), defaultRetries)
     return reply(201, scheduledAnswer(await schedule(plan), destination))
   }
 
-  async function batch(request: ApiRequest): Promise<ApiResponse> {
+  async function batch({ request }: ApiCall): Promise<HttpResponse> {
     let entries: unknown
     try {
       entries = JSON.parse(decoder.decode(request.body ?? new Uint8Array(0)))
@@ -408,181 +398,142 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
     return { offset, count }
   }
 
-  async function route(request: ApiRequest): Promise<ApiResponse> {
+  // --- the API: one handler per route ------------------------------------------------------
+
+  async function cancelRuns({ query }: ApiCall): Promise<HttpResponse> {
+    const ids = query.getAll('workflowRunIds')
+    if (ids.length === 0) return error(400, 'name the runs to cancel with workflowRunIds=<id> query parameters')
+    let cancelled = 0
+    for (const id of ids) {
+      try {
+        if ((await store.finishRun(id, true, undefined)) === 'RUN_CANCELED') cancelled++
+      } catch (cause) {
+        if (!(cause instanceof StoreError && cause.status === 404)) throw cause
+      }
+    }
+    return reply(200, { cancelled })
+  }
+
+  async function runSteps({ params }: ApiCall): Promise<HttpResponse> {
+    const run = await store.loadRun(params.id)
+    if (!run || run.state !== 'RUN_STARTED') return error(404, `workflow run ${params.id} not found or no longer running`)
+    return reply(200, await store.rawSteps(params.id))
+  }
+
+  async function finishRun({ params, query, request }: ApiCall): Promise<HttpResponse> {
+    const cancel = query.get('cancel') === 'true'
+    const result = request.body && request.body.length > 0 ? decoder.decode(request.body) : undefined
+    const state = await store.finishRun(params.id, cancel, result)
+    if (state === 'RUN_SUCCESS' || state === 'RUN_CANCELED') emit({ type: 'run', runId: params.id, state })
+    return reply(200, { workflowRunId: params.id, state })
+  }
+
+  async function resumeDeadLetters({ query }: ApiCall): Promise<HttpResponse> {
+    const ids = query.getAll('dlqIds')
+    if (ids.length === 0) return error(400, 'name the dead letters with dlqIds=<id> query parameters')
+    const workflowRuns: { workflowRunId?: string; workflowCreatedAt?: number }[] = []
+    for (const id of ids) {
+      const message = await store.replay(id)
+      worker.wake()
+      const run = message.runId ? await store.loadRun(message.runId) : undefined
+      workflowRuns.push({ workflowRunId: message.runId, workflowCreatedAt: run?.createdAt })
+    }
+    return reply(200, { workflowRuns })
+  }
+
+  async function deadLetters({ query }: ApiCall): Promise<HttpResponse> {
+    const { offset, count } = paging(query, 100)
+    const messages = await listDlq(offset, count)
+    return reply(200, { messages, ...(messages.length === count ? { cursor: String(offset + count) } : {}) })
+  }
+
+  async function deleteDeadLetter({ params }: ApiCall): Promise<HttpResponse> {
+    return (await store.deleteDlq(params.id)) ? reply(200, { deleted: 1 }) : error(404, `dead letter ${params.id} not found`)
+  }
+
+  async function replayDeadLetter({ params }: ApiCall): Promise<HttpResponse> {
+    const message = await store.replay(params.id)
+    worker.wake()
+    return reply(200, { messageId: message.id, workflowRunId: message.runId, state: message.state })
+  }
+
+  async function dashboardRuns({ query }: ApiCall): Promise<HttpResponse> {
+    const { offset, count } = paging(query, 50)
+    return reply(200, { ...(await listRuns(offset, count)), offset, count })
+  }
+
+  async function dashboardRun({ params }: ApiCall): Promise<HttpResponse> {
+    const detail = await runDetail(params.id)
+    return detail ? reply(200, detail) : error(404, `workflow run ${params.id} not found`)
+  }
+
+  async function dashboardMessage({ params }: ApiCall): Promise<HttpResponse> {
+    const message = await store.loadMessage(params.id)
+    if (!message) return error(404, `message ${params.id} not found`)
+    const run = message.runId ? await store.loadRun(message.runId) : undefined
+    const log: AttemptLog[] = await store.attemptLog(params.id)
+    const ranStep = run ? ranSteps(await store.loadMessages(await store.runMessageIds(run.id)), run).get(message.id) : undefined
+    return reply(200, { message: { ...stepView(message, run), ranStep }, log })
+  }
+
+  /** The API below `/v2/`: method, path pattern (`:id` one segment, `*` one or more), handler. */
+  const routes: readonly Route[] = [
+    { method: 'POST', path: 'publish/*', run: publish },
+    { method: 'POST', path: 'batch', run: batch },
+    { method: 'GET', path: 'keys', run: () => reply(200, { current: signingKeys.current, next: signingKeys.next }) },
+    { method: 'DELETE', path: 'workflows/runs', run: cancelRuns },
+    { method: 'GET', path: 'workflows/runs/:id', run: runSteps },
+    { method: 'DELETE', path: 'workflows/runs/:id', run: finishRun },
+    { method: 'POST', path: 'workflows/dlq/resume', run: resumeDeadLetters },
+    { method: 'GET', path: 'dlq', run: deadLetters },
+    { method: 'DELETE', path: 'dlq/:id', run: deleteDeadLetter },
+    { method: 'POST', path: 'dlq/:id/replay', run: replayDeadLetter },
+    { method: 'GET', path: 'dashboard/runs', run: dashboardRuns },
+    { method: 'GET', path: 'dashboard/runs/:id', run: dashboardRun },
+    { method: 'GET', path: 'dashboard/messages/:id', run: dashboardMessage },
+    { method: 'GET', path: 'dashboard/dlq', run: async () => reply(200, { messages: await listDlq() }) },
+  ]
+
+  /** The pages (no token: the page asks for it) and the API (the token first). */
+  async function route(request: HttpRequest): Promise<HttpResponse> {
     const queryIndex = request.url.indexOf('?')
     const rawPath = queryIndex === -1 ? request.url : request.url.slice(0, queryIndex)
     const search = queryIndex === -1 ? '' : request.url.slice(queryIndex + 1)
-    const query = new URLSearchParams(search)
     const method = request.method.toUpperCase()
-    if (method === 'GET' && (rawPath === '/' || rawPath === '/dashboard' || rawPath === '/dashboard/')) {
-      if (rawPath === '/') return { status: 302, headers: { location: `/dashboard${search ? `?${search}` : ''}` }, body: '' }
+    if (method === 'GET' && rawPath === '/') return { status: 302, headers: { location: `/dashboard${search ? `?${search}` : ''}` }, body: '' }
+    if (method === 'GET' && (rawPath === '/dashboard' || rawPath === '/dashboard/')) {
       return { status: 200, headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' }, body: dashboardHtml }
     }
     if (!rawPath.startsWith('/v2/')) return error(404, `not found: ${method} ${rawPath}`)
+    const query = new URLSearchParams(search)
     if (!authorized(request, query)) return error(401, 'invalid or missing queue token')
-    const segments = rawPath.split('/').slice(2).map((segment) => {
-      try {
-        return decodeURIComponent(segment)
-      } catch {
-        return segment
-      }
-    })
-    const [first, second, third, fourth] = segments
-    const allow = (...methods: string[]): ApiResponse | undefined =>
-      methods.includes(method) ? undefined : { ...error(405, `method ${method} not allowed here`), headers: { 'content-type': 'application/json', allow: methods.join(', ') } }
-
-    if (first === 'publish' && segments.length > 1) return allow('POST') ?? publish(request, rawPath, search)
-    if (first === 'batch' && segments.length === 1) return allow('POST') ?? batch(request)
-    if (first === 'keys' && segments.length === 1) return allow('GET') ?? reply(200, { current: signingKeys.current, next: signingKeys.next })
-    if (first === 'workflows' && second === 'runs') {
-      if (segments.length === 2) {
-        const denied = allow('DELETE')
-        if (denied) return denied
-        const ids = query.getAll('workflowRunIds')
-        if (ids.length === 0) return error(400, 'name the runs to cancel with workflowRunIds=<id> query parameters')
-        let cancelled = 0
-        for (const id of ids) {
-          try {
-            if ((await store.finishRun(id, true, undefined)) === 'RUN_CANCELED') cancelled++
-          } catch (cause) {
-            if (!(cause instanceof StoreError && cause.status === 404)) throw cause
-          }
-        }
-        return reply(200, { cancelled })
-      }
-      if (segments.length === 3 && third) {
-        if (method === 'GET') {
-          const run = await store.loadRun(third)
-          if (!run || run.state !== 'RUN_STARTED') return error(404, `workflow run ${third} not found or no longer running`)
-          return reply(200, await store.rawSteps(third))
-        }
-        const denied = allow('GET', 'DELETE')
-        if (denied) return denied
-        const cancel = query.get('cancel') === 'true'
-        const result = request.body && request.body.length > 0 ? decoder.decode(request.body) : undefined
-        const state = await store.finishRun(third, cancel, result)
-        if (state === 'RUN_SUCCESS' || state === 'RUN_CANCELED') emit({ type: 'run', runId: third, state })
-        return reply(200, { workflowRunId: third, state })
-      }
+    const match = matchRoute(routes, method, rawPath.slice('/v2/'.length))
+    if (match.kind === 'found') return match.route.run({ request, rawPath, search, query, params: match.params })
+    if (match.kind === 'method') {
+      return jsonResponse(405, { error: `method ${method} not allowed here` }, { allow: match.allow.join(', ') })
     }
-    if (first === 'workflows' && second === 'dlq' && third === 'resume' && segments.length === 3) {
-      const denied = allow('POST')
-      if (denied) return denied
-      const ids = query.getAll('dlqIds')
-      if (ids.length === 0) return error(400, 'name the dead letters with dlqIds=<id> query parameters')
-      const workflowRuns: { workflowRunId?: string; workflowCreatedAt?: number }[] = []
-      for (const id of ids) {
-        const message = await store.replay(id)
-        worker.wake()
-        const run = message.runId ? await store.loadRun(message.runId) : undefined
-        workflowRuns.push({ workflowRunId: message.runId, workflowCreatedAt: run?.createdAt })
-      }
-      return reply(200, { workflowRuns })
-    }
-    if (first === 'dlq') {
-      if (segments.length === 1) {
-        const denied = allow('GET')
-        if (denied) return denied
-        const { offset, count } = paging(query, 100)
-        const messages = await listDlq(offset, count)
-        return reply(200, { messages, ...(messages.length === count ? { cursor: String(offset + count) } : {}) })
-      }
-      if (segments.length === 2 && second) {
-        const denied = allow('DELETE')
-        if (denied) return denied
-        return (await store.deleteDlq(second)) ? reply(200, { deleted: 1 }) : error(404, `dead letter ${second} not found`)
-      }
-      if (segments.length === 3 && second && third === 'replay') {
-        const denied = allow('POST')
-        if (denied) return denied
-        const message = await store.replay(second)
-        worker.wake()
-        return reply(200, { messageId: message.id, workflowRunId: message.runId, state: message.state })
-      }
-    }
-    if (first === 'dashboard') {
-      const denied = allow('GET')
-      if (denied) return denied
-      if (second === 'runs' && segments.length === 2) {
-        const { offset, count } = paging(query, 50)
-        return reply(200, { ...(await listRuns(offset, count)), offset, count })
-      }
-      if (second === 'runs' && segments.length === 3 && third) {
-        const detail = await runDetail(third)
-        return detail ? reply(200, detail) : error(404, `workflow run ${third} not found`)
-      }
-      if (second === 'messages' && segments.length === 3 && third) {
-        const message = await store.loadMessage(third)
-        if (!message) return error(404, `message ${third} not found`)
-        const run = message.runId ? await store.loadRun(message.runId) : undefined
-        const log: AttemptLog[] = await store.attemptLog(third)
-        const ranStep = run ? ranSteps(await store.loadMessages(await store.runMessageIds(run.id)), run).get(message.id) : undefined
-        return reply(200, { message: { ...stepView(message, run), ranStep }, log })
-      }
-      if (second === 'dlq' && segments.length === 2) return reply(200, { messages: await listDlq() })
-    }
-    if (fourth === undefined && (first === 'wait' || first === 'notify' || first === 'schedules' || first === 'topics' || first === 'queues')) {
-      return error(501, `${first} is not supported by the restis queue service`)
-    }
+    const first = rawPath.split('/')[2]
+    if (UNSUPPORTED.has(first) && rawPath.split('/').length <= 5) return error(501, `${first} is not supported by the restis queue service`)
     return error(404, `not found: ${method} ${rawPath}`)
   }
 
-  async function handle(request: ApiRequest): Promise<ApiResponse> {
-    try {
-      return await route(request)
-    } catch (cause) {
-      if (cause instanceof StoreError) return error(cause.status, cause.message)
-      ;(options.onError ?? ((failure: unknown) => console.error('[restis queue]', failure)))(cause)
-      return error(500, 'internal error')
-    }
-  }
+  const onError = options.onError ?? ((failure: unknown) => console.error('[restis queue]', failure))
 
-  const fetchHandler = async (request: Request): Promise<Response> => {
-    const url = new URL(request.url)
-    let body: Uint8Array | undefined
-    if (request.body !== null) {
+  const api: HttpService = {
+    async handle(request) {
       try {
-        body = await readBody(request.body as unknown as AsyncIterable<Uint8Array>, maxBodySize)
+        return await route(request)
       } catch (cause) {
-        if (cause instanceof BodyTooLargeError) return new Response(JSON.stringify({ error: `request body larger than ${maxBodySize} bytes` }), { status: 413 })
-        throw cause
+        if (cause instanceof StoreError) return error(cause.status, cause.message)
+        onError(cause)
+        return error(500, 'internal error')
       }
-    }
-    const answer = await handle({ method: request.method, url: url.pathname + url.search, headers: request.headers, body })
-    return new Response(answer.status === 302 || answer.body === '' ? null : answer.body, { status: answer.status, headers: answer.headers })
+    },
+    bodyLimit: () => maxBodySize,
+    bodyTooLarge: () => error(CONTENT_TOO_LARGE, `request body larger than ${maxBodySize} bytes`),
   }
-
-  const nodeHandler = (request: IncomingMessage, response: ServerResponse): void => {
-    const run = async (): Promise<void> => {
-      const declared = Number(request.headers['content-length'] ?? 0)
-      let body: Uint8Array | undefined
-      try {
-        if (declared > maxBodySize) throw new BodyTooLargeError()
-        body = await readBody(request, maxBodySize)
-      } catch (cause) {
-        if (!(cause instanceof BodyTooLargeError)) throw cause
-        response.writeHead(413, { 'content-type': 'application/json', connection: 'close' })
-        response.end(JSON.stringify({ error: `request body larger than ${maxBodySize} bytes` }), () => request.destroy())
-        return
-      }
-      const headers = new Headers()
-      for (const [name, value] of Object.entries(request.headers)) {
-        if (value === undefined) continue
-        if (Array.isArray(value)) for (const item of value) headers.append(name, item)
-        else headers.set(name, value)
-      }
-      const answer = await handle({ method: request.method ?? 'GET', url: request.url ?? '/', headers, body })
-      response.writeHead(answer.status, { ...answer.headers, 'content-length': String(Buffer.byteLength(answer.body)) })
-      response.end(answer.body)
-    }
-    run().catch((cause: unknown) => {
-      ;(options.onError ?? ((failure: unknown) => console.error('[restis queue]', failure)))(cause)
-      if (!response.headersSent) {
-        response.writeHead(500, { 'content-type': 'application/json' })
-        response.end(JSON.stringify({ error: 'internal error' }))
-      } else response.destroy()
-    })
-  }
+  const fetchHandler = fetchListener(api)
+  const nodeHandler = nodeListener(api)
 
   const service: QueueService = {
     fetch: fetchHandler,

@@ -5,6 +5,8 @@
  */
 export { createGateway, formatPubSubEvent } from './gateway.js'
 export type { Gateway, GatewayOptions, RestResponse } from './gateway.js'
+export { restAvailability } from './availability.js'
+export type { RestAvailability } from './availability.js'
 export { parseCall, splitUrl, requestToken } from './request.js'
 export type { RestRequest, Call, RequestTarget } from './request.js'
 export { envelope, envelopes, errorEnvelope, replyToJson } from './render.js'

@@ -13,6 +13,9 @@
  * {@link WorkflowClient.trigger}).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
+import { CONTENT_TOO_LARGE, fetchHeaders, type HttpService } from '../adapters/http.js'
+import { fetchListener } from '../adapters/fetch-listener.js'
+import { nodeListener } from '../adapters/node-listener.js'
 import type { Static, TSchema } from 'typebox'
 import Value from 'typebox/value'
 import { createQueueClient, newRunId, type QueueClient } from './client.js'
@@ -45,7 +48,6 @@ import {
 import { contextHeaders, initMessageHeaders, stepMessageHeaders, userHeaders } from './headers.js'
 import { SignatureError, verifyRequest } from './signature.js'
 import { assertSequentialHistory, decodeBase64Text, parseDeliveryBody, parseRawSteps, type ParsedDelivery } from './steps.js'
-import { asBuffer } from '../resp/protocol.js'
 
 /** A workflow body. Its return value is the run's result. @public */
 export type RouteFunction<TPayload, TResult = unknown> = (context: WorkflowContext<TPayload>) => Promise<TResult> | TResult
@@ -94,7 +96,15 @@ export interface ServeOptions<TPayload = unknown> {
   readonly nextSigningKey?: string
   /** A typebox schema for the start payload: an invalid payload gets 400 and no run starts. */
   readonly schema?: TSchema
+  /**
+   * Largest request body read, bytes; a larger one is refused with 413 before it is read whole.
+   * Default 32 MiB: a step delivery carries the run's payload and the result of every step so far.
+   */
+  readonly maxBodySize?: number
 }
+
+/** The default `maxBodySize` of {@link serve}. */
+const DEFAULT_WORKFLOW_BODY_LIMIT = 32 * 1024 * 1024
 
 /** A Web Fetch handler (Bun, Deno, Workers, Hono, Next.js route handlers). @public */
 export type WorkflowFetchHandler = (request: Request) => Promise<Response>
@@ -111,7 +121,7 @@ interface Config {
 
 class ConfigError extends WorkflowError {}
 
-/** A request as the core sees it: adapters read the body once and pass it as text. */
+/** A request as the protocol core sees it: the absolute URL, the body as text. */
 interface CoreRequest {
   readonly method: string
   readonly url: string
@@ -172,11 +182,21 @@ export function serve<S extends TSchema, TResult = unknown>(
 /** @public */
 export function serve<TPayload = unknown, TResult = unknown>(handler: RouteFunction<TPayload, TResult>, options?: ServeOptions<TPayload>): WorkflowFetchHandler
 export function serve<TPayload, TResult>(handler: RouteFunction<TPayload, TResult>, options: ServeOptions<TPayload> = {}): WorkflowFetchHandler {
+  return fetchListener(workflowService(handler, options))
+}
+
+const utf8 = new TextDecoder()
+
+/** The endpoint as the service the shared adapters drive: the body limit, then the protocol. */
+function workflowService<TPayload, TResult>(handler: RouteFunction<TPayload, TResult>, options: ServeOptions<TPayload>): HttpService {
+  const limit = options.maxBodySize ?? DEFAULT_WORKFLOW_BODY_LIMIT
+  if (!Number.isSafeInteger(limit) || limit < 0) throw new TypeError(`maxBodySize must be an integer >= 0, got ${options.maxBodySize}`)
   const core = createCore(handler, options)
-  return async (request) => {
-    const body = request.method === 'POST' ? await request.text() : ''
-    const answer = await core({ method: request.method, url: request.url, headers: request.headers, body })
-    return new Response(answer.body, { status: answer.status, headers: answer.headers })
+  return {
+    handle: (request) =>
+      core({ method: request.method, url: request.href, headers: fetchHeaders(request.headers), body: request.body === undefined ? '' : utf8.decode(request.body) }),
+    bodyLimit: () => limit,
+    bodyTooLarge: () => json(CONTENT_TOO_LARGE, { error: `request body larger than ${limit} bytes` }),
   }
 }
 
@@ -441,22 +461,7 @@ export function serveNode<S extends TSchema, TResult = unknown>(
 /** @public */
 export function serveNode<TPayload = unknown, TResult = unknown>(handler: RouteFunction<TPayload, TResult>, options?: ServeOptions<TPayload>): WorkflowNodeHandler
 export function serveNode<TPayload, TResult>(handler: RouteFunction<TPayload, TResult>, options: ServeOptions<TPayload> = {}): WorkflowNodeHandler {
-  const core = createCore(handler, options)
-  return (request, response, next) => {
-    readNodeRequest(request)
-      .then(core)
-      .then((answer) => {
-        response.writeHead(answer.status, { ...answer.headers, 'content-length': String(Buffer.byteLength(answer.body)) })
-        response.end(answer.body)
-      })
-      .catch((error: unknown) => {
-        if (next) return next(error)
-        if (!response.headersSent) {
-          response.writeHead(500, { 'content-type': 'application/json' })
-          response.end(JSON.stringify({ error: 'internal error' }))
-        } else response.destroy()
-      })
-  }
+  return nodeListener(workflowService(handler, options))
 }
 
 /**
@@ -471,29 +476,4 @@ export function serveNext<S extends TSchema, TResult = unknown>(
 export function serveNext<TPayload = unknown, TResult = unknown>(handler: RouteFunction<TPayload, TResult>, options?: ServeOptions<TPayload>): { POST: WorkflowFetchHandler }
 export function serveNext<TPayload, TResult>(handler: RouteFunction<TPayload, TResult>, options: ServeOptions<TPayload> = {}): { POST: WorkflowFetchHandler } {
   return { POST: serve<TPayload, TResult>(handler, options) }
-}
-
-/** The request as the core needs it: URL from Host (and the mount path Express keeps in originalUrl), the body as text. */
-async function readNodeRequest(request: IncomingMessage): Promise<CoreRequest> {
-  const encrypted = (request.socket as { encrypted?: boolean }).encrypted === true
-  const proto = encrypted ? 'https' : 'http'
-  const host = request.headers.host ?? 'localhost'
-  const path = (request as IncomingMessage & { originalUrl?: string }).originalUrl ?? request.url ?? '/'
-  const headers = new Headers()
-  for (const [name, value] of Object.entries(request.headers)) {
-    if (value === undefined) continue
-    if (Array.isArray(value)) for (const item of value) headers.append(name, item)
-    else headers.set(name, value)
-  }
-  let body = ''
-  const parsed = (request as IncomingMessage & { body?: unknown }).body
-  if (parsed instanceof Uint8Array) body = asBuffer(parsed).toString('utf8')
-  else if (typeof parsed === 'string') body = parsed
-  else if (parsed !== undefined && parsed !== null && typeof parsed === 'object' && request.readableEnded) body = JSON.stringify(parsed)
-  else if (!request.readableEnded) {
-    const chunks: Buffer[] = []
-    for await (const chunk of request) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer))
-    body = Buffer.concat(chunks).toString('utf8')
-  }
-  return { method: request.method ?? 'POST', url: `${proto}://${host}${path}`, headers, body }
 }

@@ -12,9 +12,7 @@ import {
   isReadOnly,
   isWrite,
   lookupError,
-  readOnlyTokenMay,
   resolveCommand,
-  restAvailability,
   SERVER_VERSION,
   type CommandInfo,
 } from '../../src/commands/lookup.js'
@@ -167,65 +165,6 @@ describe('keys', () => {
 })
 
 describe('classifications (named examples)', () => {
-  const cases: readonly (readonly [string, 'ok' | 'unavailable', boolean])[] = [
-    // [command, REST availability, read-only token may run it]
-    ['get', 'ok', true],
-    ['mget', 'ok', true],
-    ['set', 'ok', false],
-    ['keys', 'ok', false],
-    ['scan', 'ok', false],
-    ['hscan', 'ok', false],
-    ['randomkey', 'ok', false],
-    ['blpop', 'unavailable', false],
-    ['brpop', 'unavailable', false],
-    ['brpoplpush', 'unavailable', false],
-    ['bzpopmin', 'unavailable', false],
-    ['bzpopmax', 'unavailable', false],
-    ['bzmpop', 'unavailable', false],
-    ['blmpop', 'unavailable', false],
-    ['subscribe', 'unavailable', false],
-    ['psubscribe', 'unavailable', false],
-    ['ssubscribe', 'unavailable', false],
-    ['unsubscribe', 'unavailable', false],
-    ['monitor', 'unavailable', false],
-    ['publish', 'ok', false],
-    ['spublish', 'ok', false],
-    ['pubsub|channels', 'ok', false],
-    ['ping', 'ok', true],
-    ['echo', 'ok', true],
-    ['select', 'unavailable', false],
-    ['auth', 'unavailable', false],
-    ['hello', 'unavailable', false],
-    ['client|list', 'unavailable', false],
-    ['watch', 'unavailable', false],
-    ['unwatch', 'unavailable', false],
-    ['discard', 'unavailable', false],
-    ['multi', 'unavailable', false],
-    ['exec', 'unavailable', false],
-    ['cluster|info', 'unavailable', false],
-    ['readonly', 'unavailable', false],
-    ['eval_ro', 'ok', true],
-    ['evalsha_ro', 'ok', true],
-    ['fcall_ro', 'ok', true],
-    ['eval', 'ok', false],
-    ['evalsha', 'ok', false],
-    ['fcall', 'ok', false],
-    ['flushall', 'ok', false],
-    ['config|get', 'ok', false],
-    ['object|encoding', 'ok', true],
-    ['sort_ro', 'ok', false], // readonly but @dangerous
-    ['hexpire', 'ok', false],
-    ['httl', 'ok', true],
-    ['json.get', 'ok', true],
-    ['json.set', 'ok', false],
-    ['acl|resttoken', 'ok', false],
-  ]
-  it.each(cases)('%s: %s over REST, read-only token %s', (name, availability, readOnly) => {
-    const c = info(name)
-    expect(restAvailability(c)).toBe(availability)
-    expect(readOnlyTokenMay(c)).toBe(readOnly)
-  })
-
   it('flags', () => {
     expect(isReadOnly(info('get'))).toBe(true)
     expect(isWrite(info('set'))).toBe(true)
@@ -243,25 +182,10 @@ describe('classifications (named examples)', () => {
     expect(isBlocking(xread, ['XREAD', 'count', '1', 'block', '0', 'STREAMS', 's', '0'])).toBe(true)
     // A stream named "block" after STREAMS does not make it blocking.
     expect(isBlocking(xread, ['XREAD', 'STREAMS', 'block', '0'])).toBe(false)
-    expect(restAvailability(xread, ['XREAD', 'STREAMS', 's', '0'])).toBe('ok')
-    expect(restAvailability(xread, ['XREAD', 'BLOCK', '10', 'STREAMS', 's', '0'])).toBe('unavailable')
     const group = info('xreadgroup')
     // GROUP takes two values, so a group called BLOCK is not the option.
     expect(isBlocking(group, ['XREADGROUP', 'GROUP', 'BLOCK', 'c', 'STREAMS', 's', '>'])).toBe(false)
     expect(isBlocking(group, ['XREADGROUP', 'GROUP', 'g', 'c', 'NOACK', 'BLOCK', '5', 'STREAMS', 's', '>'])).toBe(true)
-    expect(readOnlyTokenMay(xread)).toBe(true)
-    expect(readOnlyTokenMay(group)).toBe(false)
-  })
-
-  it('classifies every command without throwing', () => {
-    let unavailable = 0
-    let readOnly = 0
-    for (const c of allCommands()) {
-      if (restAvailability(c) === 'unavailable') unavailable++
-      if (readOnlyTokenMay(c)) readOnly++
-    }
-    expect(unavailable).toBeGreaterThan(40)
-    expect(readOnly).toBeGreaterThan(60)
   })
 })
 

@@ -307,7 +307,7 @@ describe('ZRANK and ZREVRANK WITHSCORE (Redis 7.2, https://redis.io/docs/latest/
 
 describe('BZPOPMIN, BZPOPMAX and BZMPOP are not served', () => {
   // The gateway refuses blocking commands before they reach an executor (restAvailability, see
-  // test/commands/lookup.test.ts); the engine itself has no handler for them, so a caller that
+  // test/rest/availability.test.ts); the engine itself has no handler for them, so a caller that
   // bypasses the gateway gets Redis's answer for a command it lacks, after Redis's arity check.
   test('the engine answers unknown command, after the arity check, and pops nothing', () => {
     const run = engine()

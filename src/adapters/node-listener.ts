@@ -1,0 +1,299 @@
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import type { Socket } from 'node:net'
+import type { HttpHeaders, HttpRequest, HttpResponse, HttpService } from './http.js'
+import { BodyTooLargeError, readEmitterBody } from './body.js'
+
+/**
+ * A Node `http` request listener that is also Express/Connect middleware: with `next`, errors
+ * the service cannot answer itself go to `next(error)`.
+ * @public
+ */
+export type NodeHandler = (request: IncomingMessage, response: ServerResponse, next?: (error?: unknown) => void) => void
+
+type Next = ((error?: unknown) => void) | undefined
+
+/**
+ * Serves an {@link HttpService} on Node's `http` (or Express, Connect, Fastify's raw handlers).
+ * Mounted under a path (`app.use('/redis', handler)`), the service sees the path below the mount
+ * point as `url` (and the whole one in `href`).
+ *
+ * Complete responses (not event streams) are written at the end of the event-loop turn that
+ * produced them, together with the others of that turn (see {@link queueResponse}).
+ */
+export function nodeListener(service: HttpService): NodeHandler {
+  return (request, response, next) => {
+    const socket = request.socket as Socket | null
+    const earlier = socket === null ? undefined : waitingDispatch.get(socket)
+    const hasBody = hasBodyToRead(request)
+    if (earlier === undefined && !hasBody) {
+      dispatch(service, request, response, next, undefined)
+      return
+    }
+    const reading = hasBody ? readRequestBody(service, request, response) : Promise.resolve(undefined)
+    // Rejections are handled once it is this request's turn; until then, not "unhandled".
+    reading.catch(() => {})
+    const afterEarlier = earlier === undefined ? reading : earlier.then(() => reading, () => reading)
+    const turn = afterEarlier.then(
+      (body) => {
+        if (body !== BODY_REFUSED) dispatch(service, request, response, next, body)
+      },
+      (error: unknown) => failed(error, response, next),
+    )
+    if (socket === null) return
+    waitingDispatch.set(socket, turn)
+    const done = () => {
+      if (waitingDispatch.get(socket) === turn) waitingDispatch.delete(socket)
+    }
+    // An error thrown by `next` stays an unhandled rejection, as it would be without the queue.
+    void turn.then(done, (error: unknown) => {
+      done()
+      throw error
+    })
+  }
+}
+
+const BODY_REFUSED = Symbol('body refused')
+
+/**
+ * Per connection, the turn of the last request that is not handed to the gateway yet (its body
+ * is still arriving). A request pipelined after it on the same connection waits for it, so the
+ * gateway runs the requests of a connection in the order they were sent, even when a request
+ * without a body (dispatched at once) follows one whose body takes a while.
+ */
+const waitingDispatch = new WeakMap<Socket, Promise<void>>()
+
+function dispatch(service: HttpService, request: IncomingMessage, response: ServerResponse, next: Next, body: Uint8Array | undefined): void {
+  let answer: Promise<HttpResponse>
+  try {
+    answer = service.handle(new NodeRequest(request, body))
+  } catch (error) {
+    // A service of the caller's own may throw instead of rejecting.
+    failed(error, response, next)
+    return
+  }
+  answer.then(
+    (result) => {
+      if (isComplete(result)) queueResponse(response, result, next)
+      else stream(result, response).catch((error: unknown) => failed(error, response, next))
+    },
+    (error: unknown) => failed(error, response, next),
+  )
+}
+
+/** What a service sees of an `IncomingMessage`. */
+class NodeRequest implements HttpRequest {
+  readonly method: string
+  readonly url: string
+  readonly headers: NodeHeaders
+  readonly body: Uint8Array | undefined
+  readonly remoteAddress: string | undefined
+
+  constructor(
+    private readonly request: IncomingMessage,
+    body: Uint8Array | undefined,
+  ) {
+    this.method = request.method ?? 'GET'
+    this.url = request.url ?? '/'
+    this.headers = new NodeHeaders(request.headers)
+    this.body = body
+    this.remoteAddress = remoteAddressOf(request.socket)
+  }
+
+  /** Made when asked (the gateway never asks): scheme from the socket, `Host`, and Express's `originalUrl`. */
+  get href(): string {
+    const encrypted = (this.request.socket as { encrypted?: boolean } | null)?.encrypted === true
+    const path = (this.request as IncomingMessage & { originalUrl?: string }).originalUrl ?? this.url
+    return `${encrypted ? 'https' : 'http'}://${this.request.headers.host ?? 'localhost'}${path}`
+  }
+}
+
+class NodeHeaders implements HttpHeaders {
+  constructor(private readonly headers: IncomingMessage['headers']) {}
+
+  get(name: string): string | null {
+    const value = this.headers[name.toLowerCase()]
+    return value === undefined ? null : Array.isArray(value) ? value.join(', ') : value
+  }
+
+  forEach(callback: (value: string, name: string) => void): void {
+    for (const [name, value] of Object.entries(this.headers)) {
+      if (value === undefined) continue
+      if (Array.isArray(value)) for (const item of value) callback(item, name)
+      else callback(value, name)
+    }
+  }
+}
+
+/** `host:port` of each connection, made once per connection rather than once per request. */
+const remoteAddresses = new WeakMap<Socket, string | undefined>()
+
+function remoteAddressOf(socket: Socket | null): string | undefined {
+  // A request handed over by a framework may have no socket left (it was detached).
+  if (socket === null || socket === undefined) return undefined
+  let address = remoteAddresses.get(socket)
+  if (address === undefined && !remoteAddresses.has(socket)) {
+    address = socket.remoteAddress === undefined ? undefined : `${socket.remoteAddress}:${socket.remotePort}`
+    remoteAddresses.set(socket, address)
+  }
+  return address
+}
+
+/**
+ * Whether there is a body to read from the stream. A request without `content-length` and
+ * `transfer-encoding` has none (RFC 9112, 6.3), so most GETs skip the stream machinery entirely.
+ * A body a parser consumed before us counts as one (see {@link requestBody}).
+ */
+function hasBodyToRead(request: IncomingMessage): boolean {
+  if ((request as IncomingMessage & { body?: unknown }).body !== undefined) return true
+  const headers = request.headers
+  if (headers['transfer-encoding'] !== undefined) return true
+  const length = headers['content-length']
+  return length !== undefined && length !== '0'
+}
+
+/** The body, or {@link BODY_REFUSED} once a too-large body has been answered with the service's refusal. */
+async function readRequestBody(service: HttpService, request: IncomingMessage, response: ServerResponse): Promise<Uint8Array | undefined | typeof BODY_REFUSED> {
+  const url = request.url ?? '/'
+  try {
+    return await requestBody(request, service.bodyLimit(url))
+  } catch (error) {
+    if (!(error instanceof BodyTooLargeError)) throw error
+    // Answer at once, then drop the connection so the rest of the body is never read.
+    const refusal = service.bodyTooLarge(url)
+    response.writeHead(refusal.status, { ...refusal.headers, connection: 'close' })
+    response.end(typeof refusal.body === 'string' || refusal.body instanceof Uint8Array ? refusal.body : '', () => request.destroy())
+    return BODY_REFUSED
+  }
+}
+
+/** The body, from a body-parser that ran before us or from the stream. */
+async function requestBody(request: IncomingMessage, limit: number): Promise<Uint8Array | undefined> {
+  const parsed = (request as IncomingMessage & { body?: unknown }).body
+  if (parsed instanceof Uint8Array) return parsed
+  if (typeof parsed === 'string') return Buffer.from(parsed)
+  if (parsed !== undefined && parsed !== null && typeof parsed === 'object' && request.readableEnded) {
+    return Buffer.from(JSON.stringify(parsed))
+  }
+  if (request.readableEnded) return undefined
+  const declared = Number(request.headers['content-length'] ?? 0)
+  if (declared > limit) throw new BodyTooLargeError()
+  const body = await readEmitterBody(request, limit)
+  return body.length === 0 ? undefined : body
+}
+
+/** Errors the service could not answer: to `next`, else a 500 (or a dropped connection once headers left). */
+function failed(error: unknown, response: ServerResponse, next: Next): void {
+  if (next) return next(error)
+  if (!response.headersSent) {
+    response.writeHead(500, { 'content-type': 'application/json' })
+    response.end(INTERNAL_ERROR)
+  } else response.destroy()
+}
+
+/** The REST protocol's error envelope, which every service's clients read as an error. */
+const INTERNAL_ERROR = JSON.stringify({ error: 'ERR internal error' })
+
+type CompleteResponse = HttpResponse & { readonly body: string | Uint8Array }
+
+function isComplete(result: HttpResponse): result is CompleteResponse {
+  return typeof result.body === 'string' || result.body instanceof Uint8Array
+}
+
+// --- complete responses, written once per event-loop turn ------------------------------------
+
+/**
+ * Responses waiting for the end of this turn, three slots each: response, result, next.
+ *
+ * Why wait: a response written the moment it is ready wakes the client (and the kernel's
+ * loopback path) once per request, while requests of other connections are still waiting to be
+ * read. Written together after the turn's I/O (`setImmediate` runs right after the poll phase,
+ * so the delay is that of the rest of the current turn, not a timer), they leave as one burst.
+ * Order per connection is kept twice over: the queue is first in, first out, and Node holds the
+ * response to a pipelined request until the one before it finished. Event streams are written
+ * at once: they are long-lived and write as events come.
+ */
+let queued: unknown[] = []
+let flushScheduled = false
+
+function queueResponse(response: ServerResponse, result: CompleteResponse, next: Next): void {
+  queued.push(response, result, next)
+  if (!flushScheduled) {
+    flushScheduled = true
+    setImmediate(writeQueued)
+  }
+}
+
+function writeQueued(): void {
+  flushScheduled = false
+  const batch = queued
+  queued = []
+  for (let i = 0; i < batch.length; i += 3) {
+    const response = batch[i] as ServerResponse
+    const next = batch[i + 2] as Next
+    try {
+      write(batch[i + 1] as CompleteResponse, response)
+    } catch (error) {
+      failed(error, response, next)
+    }
+  }
+}
+
+function write(result: CompleteResponse, response: ServerResponse): void {
+  const { body } = result
+  const length = typeof body === 'string' ? Buffer.byteLength(body) : body.length
+  response.writeHead(result.status, headerList(result.headers, String(length)))
+  response.end(body)
+}
+
+let lastHeaders: Readonly<Record<string, string>> | undefined
+let lastList: readonly string[] = []
+
+/**
+ * `[name, value, …, 'content-length', length]`, the form `writeHead` stores without copying.
+ * The gateway hands out the same frozen headers object for responses with the same headers, so
+ * the list is made once for a run of them; an object that can change is listed every time.
+ */
+function headerList(headers: Readonly<Record<string, string>>, contentLength: string): string[] {
+  let list: readonly string[]
+  if (headers === lastHeaders) list = lastList
+  else {
+    const pairs: string[] = []
+    for (const name of Object.keys(headers)) if (name !== 'content-length') pairs.push(name, headers[name])
+    list = pairs
+    if (Object.isFrozen(headers)) {
+      lastHeaders = headers
+      lastList = pairs
+    }
+  }
+  const out = list.slice()
+  out.push('content-length', contentLength)
+  return out
+}
+
+// --- event streams ---------------------------------------------------------------------------
+
+async function stream(result: HttpResponse, response: ServerResponse): Promise<void> {
+  const body = result.body as Exclude<HttpResponse['body'], string | Uint8Array>
+  response.writeHead(result.status, result.headers)
+  response.flushHeaders()
+  const client = new AbortController()
+  const onClose = () => client.abort()
+  response.on('close', onClose)
+  try {
+    await body.run(
+      {
+        write: (chunk) => response.write(chunk),
+        get pending() {
+          return response.writableLength
+        },
+        close: () => {
+          if (!response.writableEnded) response.end()
+        },
+        abort: () => response.destroy(),
+      },
+      client.signal,
+    )
+  } finally {
+    response.off('close', onClose)
+  }
+}
