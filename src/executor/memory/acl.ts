@@ -22,7 +22,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
 import { ReplyError } from '../../reply.js'
 import { ACL_CATEGORIES } from '../../commands/table.js'
 import { allCommands, commandKeys, findCommand, type CommandInfo, type KeySpec } from '../../commands/lookup.js'
-import { compileGlob, type GlobMatcher } from './glob.js'
+import { compileGlob, type GlobMatcher } from './lib/glob.js'
 
 // ---------------------------------------------------------------------------------------------
 // Command ids and categories

@@ -44,7 +44,7 @@
 import { ReplyError } from '../../reply.js'
 import type { PubSubEvent } from '../executor.js'
 import type { Out } from './command.js'
-import { compileGlob, type GlobMatcher } from './glob.js'
+import { compileGlob, type GlobMatcher } from './lib/glob.js'
 
 /** A reply pushed to a subscribed client: a confirmation or a message. */
 export type PubSubReply = readonly Out[]

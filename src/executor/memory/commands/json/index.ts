@@ -1,7 +1,7 @@
-import type { CommandTable } from '../command.js'
-import { jsonArrayCommands } from './json/array-commands.js'
-import { jsonReadCommands } from './json/read-commands.js'
-import { jsonWriteCommands } from './json/write-commands.js'
+import type { CommandTable } from '../../command.js'
+import { jsonArrayCommands } from './array-commands.js'
+import { jsonReadCommands } from './read-commands.js'
+import { jsonWriteCommands } from './write-commands.js'
 
 /**
  * The JSON family (RedisJSON 2.x, type `ReJSON-RL`). Paths, evaluation, parsing and
