@@ -27,9 +27,9 @@ export interface Cli {
   waitForError(pattern: RegExp, timeoutMs?: number): Promise<RegExpExecArray>
 }
 
-/** Starts `node --import tsx src/cli.ts --port 0 …args` with the token variables unset. */
+/** Starts `node --import tsx --import ./scripts/text-import.mjs src/cli.ts --port 0 …args` with the token variables unset. */
 export function startCli(args: string[], env: Record<string, string> = {}): Cli {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', '--port', '0', ...args], {
+  const child = spawn(process.execPath, ['--import', 'tsx', '--import', './scripts/text-import.mjs', 'src/cli.ts', '--port', '0', ...args], {
     cwd: ROOT,
     env: { ...process.env, SERVICE_REST_TOKEN: '', SERVICE_REST_READONLY_TOKEN: '', UPSTASH_REDIS_REST_TOKEN: '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
