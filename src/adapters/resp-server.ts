@@ -9,8 +9,8 @@
  */
 
 import net, { type AddressInfo } from 'node:net'
-import { timingSafeEqual, createHash } from 'node:crypto'
 import { OK, QUEUED, ReplyError, Status, type Command, type Reply } from '../reply.js'
+import { secretsEqual } from '../auth/digest.js'
 import { encodeReply, encodeReplies } from '../resp/encode.js'
 import { RequestDecoder } from '../resp/request.js'
 import { NEED_MORE, RespProtocolError } from '../resp/protocol.js'
@@ -96,14 +96,6 @@ function strictInteger(arg: Buffer): number | undefined {
   return /^(?:0|-?[1-9][0-9]{0,15})$/.test(text) ? Number(text) : undefined
 }
 
-function digest(text: string | Buffer): Buffer {
-  return createHash('sha256').update(text).digest()
-}
-
-/** Constant-time comparison (of digests, so lengths do not leak either). */
-function samePassword(given: Buffer, expected: string): boolean {
-  return timingSafeEqual(digest(given), digest(expected))
-}
 
 function errorReply(error: unknown): ReplyError {
   if (error instanceof BackendUnavailableError) return new ReplyError(`ERR backend unavailable: ${error.message}`)
@@ -426,7 +418,7 @@ class Client {
       if (user === undefined && expected === undefined) {
         return new ReplyError('ERR AUTH <password> called without any password configured for the default user. Are you sure your configuration is correct?')
       }
-      if (expected !== undefined && !samePassword(password, expected)) return WRONGPASS
+      if (expected !== undefined && !secretsEqual(password, expected)) return WRONGPASS
       this.#login(undefined, undefined)
       return OK
     }

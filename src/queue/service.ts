@@ -11,10 +11,10 @@
  * createServer(queue.node).listen(8081, '127.0.0.1')
  * ```
  */
-import { createHash, timingSafeEqual } from 'node:crypto'
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { BodyTooLargeError, readBody } from '../adapters/body.js'
+import { bytesEqual, sha256 } from '../auth/digest.js'
 import type { Executor } from '../executor/executor.js'
 import { MemoryExecutor } from '../executor/memory/memory-executor.js'
 import { DEFAULT_RETRIES } from '../workflow/constants.js'
@@ -186,7 +186,7 @@ function error(status: number, message: string): ApiResponse {
 }
 
 function digest(value: string): Buffer {
-  return createHash('sha256').update(value).digest()
+  return sha256(value)
 }
 
 /** The default local backoff: 1 s, 2 s, 4 s, … at most 60 s. */
@@ -237,7 +237,7 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
   function authorized(request: ApiRequest, query: URLSearchParams): boolean {
     const header = request.headers.get('authorization')
     const given = header?.startsWith('Bearer ') ? header.slice(7) : query.get('_token')
-    return given !== null && given !== undefined && timingSafeEqual(digest(given), tokenDigest)
+    return given !== null && given !== undefined && bytesEqual(digest(given), tokenDigest)
   }
 
   async function schedule(plan: MessagePlan): Promise<Scheduled> {

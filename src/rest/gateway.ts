@@ -1,8 +1,8 @@
-import { createHash, timingSafeEqual } from 'node:crypto'
 import { ReplyError, type Arg, type Command, type Reply } from '../reply.js'
 import { encodeReply } from '../resp/encode.js'
 import { BackendUnavailableError, type CallContext, type Executor, type PubSubEvent } from '../executor/executor.js'
 import { resolveCommand, restAvailability, isReadOnly, readOnlyTokenMay, type CommandInfo } from '../commands/lookup.js'
+import { bytesEqual, sha256Hex } from '../auth/digest.js'
 import { TokenStore, generateToken, principalId, type Authenticator, type Principal, type UserTokenEntry } from '../auth/tokens.js'
 import { checkPermission, noPermission } from '../auth/permissions.js'
 import { Limits, type Endpoint, type LimitOptions } from '../auth/limits.js'
@@ -286,11 +286,11 @@ export function createGateway(options: GatewayOptions): Gateway {
       for (let i = 0; i + 1 < info.length; i += 2) fields.set(text(info[i] as Reply), info[i + 1] as Reply)
       const flags = ((fields.get('flags') ?? []) as Reply[]).map((f) => text(f))
       if (!flags.includes('on') || flags.includes('nopass')) return false
-      const hash = Buffer.from(createHash('sha256').update(password, 'utf8').digest('hex'))
+      const hash = Buffer.from(sha256Hex(password))
       let found = false
       for (const stored of (fields.get('passwords') ?? []) as Reply[]) {
         const candidate = Buffer.from(text(stored))
-        if (candidate.length === hash.length && timingSafeEqual(candidate, hash)) found = true
+        if (bytesEqual(candidate, hash)) found = true
       }
       return found
     }

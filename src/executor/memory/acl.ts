@@ -18,7 +18,8 @@
  * Names, passwords and patterns are binary strings (one char per byte), the engine's form.
  *
  */
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
+import { randomBytes } from 'node:crypto'
+import { bytesEqual, sha256Hex } from '../../auth/digest.js'
 import { ReplyError } from '../../reply.js'
 import { ACL_CATEGORIES } from '../../commands/table.js'
 import { allCommands, commandKeys, findCommand, type CommandInfo, type KeySpec } from '../../commands/lookup.js'
@@ -497,7 +498,7 @@ const FLAG_NAMES: readonly (readonly [number, string])[] = [
 
 /** SHA-256 of a password's bytes, lowercase hex: how Redis stores passwords. */
 export function hashPassword(password: string): string {
-  return createHash('sha256').update(Buffer.from(password, 'latin1')).digest('hex')
+  return sha256Hex(Buffer.from(password, 'latin1'))
 }
 
 function isPasswordHash(text: string): boolean {
@@ -538,7 +539,7 @@ export class AclUser {
     if (this.nopass) return true
     const hashed = Buffer.from(hashPassword(password))
     let ok = false
-    for (const stored of this.passwords) if (timingSafeEqual(hashed, Buffer.from(stored))) ok = true
+    for (const stored of this.passwords) if (bytesEqual(hashed, Buffer.from(stored))) ok = true
     return ok
   }
 
