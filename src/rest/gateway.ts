@@ -3,6 +3,7 @@ import { encodeReply } from '../resp/encode.js'
 import { BackendUnavailableError, type CallContext, type Executor, type PubSubEvent } from '../executor/executor.js'
 import { resolveCommand, restAvailability, isReadOnly, readOnlyTokenMay, type CommandInfo } from '../commands/lookup.js'
 import { bytesEqual, sha256Hex } from '../auth/digest.js'
+import { NOPERM_CHANNEL, NOPERM_KEY } from '../commands/errors.js'
 import { TokenStore, generateToken, principalId, type Authenticator, type Principal, type UserTokenEntry } from '../auth/tokens.js'
 import { checkPermission, noPermission } from '../auth/permissions.js'
 import { Limits, type Endpoint, type LimitOptions } from '../auth/limits.js'
@@ -495,8 +496,8 @@ export function createGateway(options: GatewayOptions): Gateway {
       const verdict = verdicts[i]
       if (!(verdict instanceof Uint8Array)) continue
       const sentence = text(verdict)
-      if (sentence.includes("' channel")) return new RestError(400, 'NOPERM this user has no permissions to access one of the channels used as arguments')
-      if (sentence.includes("' key")) return new RestError(400, 'NOPERM this user has no permissions to access one of the keys used as arguments')
+      if (sentence.includes("' channel")) return new RestError(400, NOPERM_CHANNEL.message)
+      if (sentence.includes("' key")) return new RestError(400, NOPERM_KEY.message)
       return new RestError(400, noPermission(text(commands[i][0]).toLowerCase()))
     }
     return null

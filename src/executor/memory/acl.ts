@@ -21,6 +21,7 @@
 import { randomBytes } from 'node:crypto'
 import { bytesEqual, sha256Hex } from '../../auth/digest.js'
 import { ReplyError } from '../../reply.js'
+import { NOPERM_CHANNEL, NOPERM_KEY, WRONGPASS, nopermRunText } from '../../commands/errors.js'
 import { ACL_CATEGORIES } from '../../commands/table.js'
 import { allCommands, commandKeys, findCommand, type CommandInfo, type KeySpec } from '../../commands/lookup.js'
 import { compileGlob, type GlobMatcher } from './lib/glob.js'
@@ -59,16 +60,14 @@ function categoryIndex(name: string): number {
 // ---------------------------------------------------------------------------------------------
 // Error texts
 
-export const NOPERM_KEY = new ReplyError('NOPERM this user has no permissions to access one of the keys used as arguments')
-export const NOPERM_CHANNEL = new ReplyError('NOPERM this user has no permissions to access one of the channels used as arguments')
-export const WRONGPASS = new ReplyError('WRONGPASS invalid username-password pair or user is disabled.')
+export { NOPERM_CHANNEL, NOPERM_KEY, WRONGPASS }
 const nopermCommand = new Map<string, ReplyError>()
 
 /** `NOPERM this user has no permissions to run the '<cmd>' command` (full name: `config|get`). */
 export function nopermRun(name: string): ReplyError {
   let error = nopermCommand.get(name)
   if (error === undefined) {
-    error = new ReplyError(`NOPERM this user has no permissions to run the '${name}' command`)
+    error = new ReplyError(nopermRunText(name))
     nopermCommand.set(name, error)
   }
   return error
