@@ -23,7 +23,7 @@ import { EMPTY_SCAN, INVALID_CURSOR, parseScanCursor, parseScanOptions } from '.
 
 /**
  * Hash commands (t_hash.c). Replies and errors follow Redis 7.0.15; fields with a TTL (Redis 7.4,
- * see `hash-expiry.ts`) are reclaimed before any command looks at a hash, so every command here
+ * see `expiry.ts`) are reclaimed before any command looks at a hash, so every command here
  * sees live fields only.
  */
 

@@ -5,7 +5,7 @@ import { jsonWriteCommands } from './write-commands.js'
 
 /**
  * The JSON family (RedisJSON 2.x, type `ReJSON-RL`). Paths, evaluation, parsing and
- * serialization live in `json/`; the document type in `types/json.ts`.
+ * serialization live in `lib/json/`; the document type in `types/json.ts`.
  */
 export const jsonCommands: CommandTable = {
   ...jsonReadCommands,
