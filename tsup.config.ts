@@ -23,4 +23,6 @@ export default defineConfig({
   shims: false,
   // Keep `node:` specifiers: Deno and other runtimes resolve built-ins only with the prefix.
   removeNodeProtocol: false,
+  // The Lua runtime and the dashboard page are source files imported as text: inlined as strings.
+  loader: { '.lua': 'text', '.html': 'text' },
 })

@@ -378,6 +378,7 @@ export async function benchBuild() {
       target: 'node20',
       packages: 'external',
       sourcemap: true,
+      loader: { '.lua': 'text', '.html': 'text' },
       logLevel: 'error',
     })
     process.env.RESTIS_BENCH_BUILD = dir

@@ -16,8 +16,8 @@
 
 import net, { type AddressInfo } from 'node:net'
 import tls from 'node:tls'
-import { timingSafeEqual, createHash } from 'node:crypto'
 import { OK, QUEUED, ReplyError, Status, type Command, type Reply } from '../reply.js'
+import { secretsEqual } from '../auth/digest.js'
 import { encodeReply, encodeReplies } from '../resp/encode.js'
 import { RequestDecoder } from '../resp/request.js'
 import { NEED_MORE, RespProtocolError } from '../resp/protocol.js'
@@ -25,6 +25,28 @@ import { BackendUnavailableError, type CallContext, type Executor, type PubSubEv
 import { allCommands, arityError, checkArity, lookupError, resolveCommand, SERVER_VERSION } from '../commands/lookup.js'
 import { checkPermission } from '../auth/permissions.js'
 import { generateToken, type Authenticator } from '../auth/tokens.js'
+import {
+  AUTH_WITHOUT_PASSWORD,
+  BAD_CLIENT_NAME as BAD_NAME,
+  DB_INDEX_OUT_OF_RANGE,
+  DISCARD_WITHOUT_MULTI,
+  EXEC_ABORT,
+  EXEC_WITHOUT_MULTI,
+  HELLO_NOAUTH,
+  MULTI_NESTED,
+  NOAUTH,
+  NOPROTO,
+  NOT_INTEGER,
+  PROTOCOL_VERSION_NOT_INTEGER,
+  REPLICA_KEYSPACE,
+  SYNTAX,
+  WATCH_INSIDE_MULTI,
+  WRONGPASS,
+  helloSyntax,
+  subscribedModeError,
+  wrongArity as arity,
+} from '../commands/errors.js'
+import { notAvailable } from '../executor/connection-state.js'
 
 /**
  * The user name the read-only token logs in as: `AUTH readonly <read-only token>`.
@@ -102,12 +124,6 @@ interface Slot {
   out: Buffer | undefined
 }
 
-const NOAUTH = new ReplyError('NOAUTH Authentication required.')
-const WRONGPASS = new ReplyError('WRONGPASS invalid username-password pair or user is disabled.')
-const NOT_INTEGER = new ReplyError('ERR value is not an integer or out of range')
-const SYNTAX = new ReplyError('ERR syntax error')
-const EXEC_ABORT = new ReplyError('EXECABORT Transaction discarded because of previous errors.')
-const BAD_NAME = new ReplyError('ERR Client names cannot contain spaces, newlines or special characters.')
 const RESET = new Status('RESET')
 const QUIT = Symbol('quit')
 
@@ -146,14 +162,6 @@ function strictInteger(arg: Buffer): number | undefined {
   return /^(?:0|-?[1-9][0-9]{0,15})$/.test(text) ? Number(text) : undefined
 }
 
-function digest(text: string | Buffer): Buffer {
-  return createHash('sha256').update(text).digest()
-}
-
-/** Constant-time comparison (of digests, so lengths do not leak either). */
-function samePassword(given: Buffer, expected: string): boolean {
-  return timingSafeEqual(digest(given), digest(expected))
-}
 
 function errorReply(error: unknown): ReplyError {
   if (error instanceof BackendUnavailableError) return new ReplyError(`ERR backend unavailable: ${error.message}`)
@@ -412,10 +420,10 @@ class Client {
       }
     }
     if (this.#channels.size + this.#patterns.size > 0 && !SUBSCRIBED_ALLOWED.has(name)) {
-      return new ReplyError(`ERR Can't execute '${name}': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context`)
+      return subscribedModeError(name)
     }
     if (this.#multi !== undefined && !MULTI_IMMEDIATE.has(name)) return this.#queue(argv)
-    if (this.#monitor !== undefined && !MONITOR_ALLOWED.has(name)) return new ReplyError("ERR Replica can't interact with the keyspace")
+    if (this.#monitor !== undefined && !MONITOR_ALLOWED.has(name)) return REPLICA_KEYSPACE
     const argc = argv.length
     switch (name) {
       case 'auth':
@@ -432,13 +440,13 @@ class Client {
         if (argc !== 2) return arity('select')
         const db = strictInteger(argv[1])
         if (db === undefined) return NOT_INTEGER
-        if (db < 0 || db >= this.#shared.databases) return new ReplyError('ERR DB index is out of range')
+        if (db < 0 || db >= this.#shared.databases) return DB_INDEX_OUT_OF_RANGE
         this.#setDb(db)
         return OK
       }
       case 'multi':
         if (argc !== 1) return arity('multi')
-        if (this.#multi !== undefined) return new ReplyError('ERR MULTI calls can not be nested')
+        if (this.#multi !== undefined) return MULTI_NESTED
         this.#multi = []
         this.#dirty = false
         return OK
@@ -447,12 +455,12 @@ class Client {
         return this.#exec()
       case 'discard':
         if (argc !== 1) return arity('discard')
-        if (this.#multi === undefined) return new ReplyError('ERR DISCARD without MULTI')
+        if (this.#multi === undefined) return DISCARD_WITHOUT_MULTI
         this.#multi = undefined
         return OK
       case 'watch':
         if (argc < 2) return arity('watch')
-        if (this.#multi !== undefined) return new ReplyError('ERR WATCH inside MULTI is not allowed')
+        if (this.#multi !== undefined) return WATCH_INSIDE_MULTI
         return new ReplyError('ERR WATCH is not supported by this server')
       case 'unwatch':
         if (argc !== 1) return arity('unwatch')
@@ -466,7 +474,7 @@ class Client {
         return this.#unsubscribe(name === 'unsubscribe' ? 'channel' : 'pattern', argv.slice(1))
       case 'ssubscribe':
       case 'sunsubscribe':
-        return new ReplyError(`ERR Command is not available: '${name}'`)
+        return notAvailable(name)
       case 'ping':
         if (this.#channels.size + this.#patterns.size === 0) break
         if (argc > 2) return arity('ping')
@@ -515,7 +523,7 @@ class Client {
   #auth(user: string | undefined, password: Buffer): Out | Promise<Out> {
     if (!this.#shared.locked) {
       if (user === undefined) {
-        return new ReplyError('ERR AUTH <password> called without any password configured for the default user. Are you sure your configuration is correct?')
+        return AUTH_WITHOUT_PASSWORD
       }
       if (user === 'default') {
         this.#login('default')
@@ -544,7 +552,7 @@ class Client {
   /** Which of the configured tokens `password` is. */
   #tokenOpens(password: Buffer): 'standard' | 'readonly' | undefined {
     const { options } = this.#shared
-    if (options.password !== undefined) return samePassword(password, options.password) ? 'standard' : undefined
+    if (options.password !== undefined) return secretsEqual(password, options.password) ? 'standard' : undefined
     const kind = options.auth?.authenticate(password.toString('utf8'))?.kind
     return kind === 'standard' || kind === 'readonly' ? kind : undefined
   }
@@ -575,9 +583,9 @@ class Client {
     let next = 1
     if (argv.length >= 2) {
       const version = strictInteger(argv[1])
-      if (version === undefined) return new ReplyError('ERR Protocol version is not an integer or out of range')
+      if (version === undefined) return PROTOCOL_VERSION_NOT_INTEGER
       // RESP3 is not spoken here: refused as Redis refuses versions it does not know.
-      if (version !== 2) return new ReplyError('NOPROTO unsupported protocol version')
+      if (version !== 2) return NOPROTO
       next = 2
     }
     let auth: [string, Buffer] | undefined
@@ -593,14 +601,12 @@ class Client {
         if (!validName(setName)) return BAD_NAME
         i += 1
       } else {
-        return new ReplyError(`ERR Syntax error in HELLO option '${argv[i].toString('utf8')}'`)
+        return helloSyntax(argv[i].toString('utf8'))
       }
     }
     const finish = (): Out => {
       if (!this.#authenticated) {
-        return new ReplyError(
-          'NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO AUTH <user> <pass> option can be used to authenticate the client and select the RESP protocol version at the same time',
-        )
+        return HELLO_NOAUTH
       }
       if (setName !== undefined) this.#name = setName.toString('latin1')
       return [
@@ -659,7 +665,7 @@ class Client {
 
   #exec(): Out | Promise<Out> {
     const queued = this.#multi
-    if (queued === undefined) return new ReplyError('ERR EXEC without MULTI')
+    if (queued === undefined) return EXEC_WITHOUT_MULTI
     this.#multi = undefined
     if (this.#dirty) return EXEC_ABORT
     if (queued.some((command) => lower(command[0] as Buffer) === 'select')) this.#barrier = true
@@ -792,10 +798,6 @@ class Client {
     if (name === 'config' && sub === 'get') return []
     return reply
   }
-}
-
-function arity(name: string): ReplyError {
-  return new ReplyError(`ERR wrong number of arguments for '${name}' command`)
 }
 
 /** Redis accepts client names of printable ASCII without spaces (`!` … `~`). */

@@ -1,5 +1,6 @@
 import { ReplyError, type Command, type Reply } from '../reply.js'
 import { allCommands, resolveCommand, type CommandInfo } from '../commands/lookup.js'
+import { nopermRunText } from '../commands/errors.js'
 import type { Executor } from '../executor/executor.js'
 import type { Principal } from './tokens.js'
 
@@ -8,7 +9,7 @@ import type { Principal } from './tokens.js'
  * @public
  */
 export function noPermission(name: string): string {
-  return `NOPERM this user has no permissions to run the '${name}' command`
+  return nopermRunText(name)
 }
 
 /** "Powerful reads" the read-only token may not run although Redis flags them `readonly` (rest-protocol.md). */

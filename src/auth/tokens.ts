@@ -1,5 +1,5 @@
-import * as crypto from 'node:crypto'
-import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
+import { createHmac, randomBytes } from 'node:crypto'
+import { bytesEqual, sha256, sha256Hex } from './digest.js'
 
 /**
  * Who a request runs as.
@@ -145,8 +145,8 @@ export class TokenStore implements Authenticator {
     const presented = digest(token)
     let match: TokenMatch | undefined
     // Both comparisons always run, so the time does not tell which token matched.
-    if (this.standardDigest !== undefined && timingSafeEqual(presented, this.standardDigest)) match = STANDARD_MATCH
-    if (this.readonlyDigest !== undefined && timingSafeEqual(presented, this.readonlyDigest)) match ??= READONLY_MATCH
+    if (this.standardDigest !== undefined && bytesEqual(presented, this.standardDigest)) match = STANDARD_MATCH
+    if (this.readonlyDigest !== undefined && bytesEqual(presented, this.readonlyDigest)) match ??= READONLY_MATCH
     if (match !== undefined) return match
     const entry = this.users.get(presented.toString('base64'))
     return entry === undefined ? undefined : Object.freeze({ principal: entry.principal, entry })
@@ -176,7 +176,7 @@ export class TokenStore implements Authenticator {
 
   /** The token `user` with `password` has, without registering it. */
   deriveUserToken(user: string, password: string): string {
-    const passwordHash = createHash('sha256').update(password, 'utf8').digest('hex')
+    const passwordHash = sha256Hex(password)
     return createHmac('sha256', this.secret)
       .update(`restis/user-token\0${this.epoch}\0${user}\0${passwordHash}`, 'utf8')
       .digest('base64url')
@@ -233,10 +233,6 @@ export function generateToken(): string {
   return randomBytes(32).toString('base64url')
 }
 
-/** One-shot `crypto.hash` (Node 20.12 / 21.7 and later) where there is one: no Hash object per call. */
-const oneShotHash = (crypto as { hash?: (algorithm: string, data: string, encoding: 'buffer') => Buffer }).hash
-
 function digest(token: string): Buffer {
-  if (oneShotHash !== undefined) return oneShotHash('sha256', token, 'buffer')
-  return createHash('sha256').update(token, 'utf8').digest()
+  return sha256(token)
 }

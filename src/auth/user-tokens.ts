@@ -6,7 +6,7 @@
  *
  * Everything here needs the request's headers and query only, never its body.
  */
-import { createHash, timingSafeEqual } from 'node:crypto'
+import { bytesEqual, sha256Hex } from './digest.js'
 import { ReplyError, type Arg, type Command, type Reply } from '../reply.js'
 import type { Executor } from '../executor/executor.js'
 import { TokenStore, generateToken, type Authenticator, type Principal, type UserTokenEntry } from './tokens.js'
@@ -62,11 +62,11 @@ function getUserOpens(info: readonly Reply[], password: string): boolean {
   for (let i = 0; i + 1 < info.length; i += 2) fields.set(text(info[i]), info[i + 1])
   const flags = ((fields.get('flags') ?? []) as Reply[]).map((f) => text(f))
   if (!flags.includes('on') || flags.includes('nopass')) return false
-  const hash = Buffer.from(createHash('sha256').update(password, 'utf8').digest('hex'))
+  const hash = Buffer.from(sha256Hex(password))
   let found = false
   for (const stored of (fields.get('passwords') ?? []) as Reply[]) {
     const candidate = Buffer.from(text(stored))
-    if (candidate.length === hash.length && timingSafeEqual(candidate, hash)) found = true
+    if (bytesEqual(candidate, hash)) found = true
   }
   return found
 }

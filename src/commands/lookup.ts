@@ -11,6 +11,7 @@
  */
 
 import { ReplyError, type Arg, type Command } from '../reply.js'
+import { wrongArity } from './errors.js'
 import { COMMAND_ROWS, SERVER_VERSION } from './table.js'
 import type { CommandRow, RawKeySpec } from './types.js'
 
@@ -258,7 +259,7 @@ export function checkArity(info: CommandInfo, argc: number): boolean {
 
 /** `ERR wrong number of arguments for '<name>' command`, with the full name (`config|get`). @public */
 export function arityError(info: CommandInfo): ReplyError {
-  return new ReplyError(`ERR wrong number of arguments for '${info.name}' command`)
+  return wrongArity(info.name)
 }
 
 function argText(arg: Arg): string {

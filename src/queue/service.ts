@@ -11,17 +11,17 @@
  * createServer(queue.node).listen(8081, '127.0.0.1')
  * ```
  */
-import { createHash, timingSafeEqual } from 'node:crypto'
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { CONTENT_TOO_LARGE, fetchHeaders, jsonResponse, type HttpRequest, type HttpResponse, type HttpService } from '../adapters/http.js'
 import { fetchListener } from '../adapters/fetch-listener.js'
 import { nodeListener } from '../adapters/node-listener.js'
+import { bytesEqual, sha256 } from '../auth/digest.js'
 import type { Executor } from '../executor/executor.js'
 import { MemoryExecutor } from '../executor/memory/memory-executor.js'
 import { DEFAULT_RETRIES } from '../workflow/constants.js'
 import { generateSigningKey } from '../workflow/signature.js'
-import { dashboardHtml } from './dashboard.js'
+import dashboardHtml from './dashboard.html'
 import { planMessage, type MessagePlan } from './messages.js'
 import { QueueStore, StoreError, type AttemptLog, type MessageRecord, type RunRecord, type Scheduled } from './store.js'
 import { Worker, type QueueEvent } from './worker.js'
@@ -176,7 +176,7 @@ function error(status: number, message: string): HttpResponse {
 const UNSUPPORTED: ReadonlySet<string> = new Set(['wait', 'notify', 'schedules', 'topics', 'queues'])
 
 function digest(value: string): Buffer {
-  return createHash('sha256').update(value).digest()
+  return sha256(value)
 }
 
 /** The default local backoff: 1 s, 2 s, 4 s, … at most 60 s. */
@@ -227,7 +227,7 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
   function authorized(request: HttpRequest, query: URLSearchParams): boolean {
     const header = request.headers.get('authorization')
     const given = header?.startsWith('Bearer ') ? header.slice(7) : query.get('_token')
-    return given !== null && given !== undefined && timingSafeEqual(digest(given), tokenDigest)
+    return given !== null && given !== undefined && bytesEqual(digest(given), tokenDigest)
   }
 
   async function schedule(plan: MessagePlan): Promise<Scheduled> {

@@ -5,6 +5,7 @@
  * ({@link RestError}) until the response.
  */
 import { ReplyError, type Command, type Reply } from '../reply.js'
+import { NOPERM_CHANNEL, NOPERM_KEY } from '../commands/errors.js'
 import type { CallContext, Executor, PubSubEvent } from '../executor/executor.js'
 import type { Principal } from '../auth/tokens.js'
 import { checkPermission, noPermission } from '../auth/permissions.js'
@@ -158,8 +159,8 @@ async function dryRun(runtime: CallRuntime, principal: Principal, ...commands: C
     const verdict = verdicts[i]
     if (!(verdict instanceof Uint8Array)) continue
     const sentence = utf8.decode(verdict)
-    if (sentence.includes("' channel")) return new RestError(400, 'NOPERM this user has no permissions to access one of the channels used as arguments')
-    if (sentence.includes("' key")) return new RestError(400, 'NOPERM this user has no permissions to access one of the keys used as arguments')
+    if (sentence.includes("' channel")) return new RestError(400, NOPERM_CHANNEL.message)
+    if (sentence.includes("' key")) return new RestError(400, NOPERM_KEY.message)
     const name = commands[i][0]
     return new RestError(400, noPermission((typeof name === 'string' ? name : utf8.decode(name)).toLowerCase()))
   }

@@ -4,7 +4,8 @@
  * the destination URL (`sub`) and the SHA-256 of the body (`body`, base64url). The endpoint
  * verifies against the current key, then the next one (key rotation). Built on node:crypto.
  */
-import { createHash, createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto'
+import { createHmac, randomBytes, randomUUID } from 'node:crypto'
+import { bytesEqual, sha256 } from '../auth/digest.js'
 import { asBuffer } from '../resp/protocol.js'
 
 /** Claims of a queue signature. @public */
@@ -45,7 +46,7 @@ function toBytes(body: string | Uint8Array | undefined): Uint8Array {
 
 /** base64url (unpadded) SHA-256 of a body, as the `body` claim carries it. @public */
 export function bodyHash(body: string | Uint8Array | undefined): string {
-  return base64url(createHash('sha256').update(toBytes(body)).digest())
+  return base64url(sha256(toBytes(body)))
 }
 
 function hmac(key: string, data: string): Buffer {
@@ -123,7 +124,7 @@ export function verifyRequest(options: VerifyOptions): SignatureClaims {
   const signed = `${headerPart}.${payloadPart}`
   const matches = keys.some((key) => {
     const expected = hmac(key, signed)
-    return expected.length === mac.length && timingSafeEqual(expected, mac)
+    return bytesEqual(expected, mac)
   })
   if (!matches) throw new SignatureError('signature does not match the current or the next signing key')
   if (claims.iss !== ISSUER) throw new SignatureError(`invalid issuer ${JSON.stringify(claims.iss)}`)

@@ -37,9 +37,9 @@ export const CLEAN_ENV: Readonly<Record<string, string>> = {
   SERVICE_TLS_KEY: '',
 }
 
-/** Starts `node --import tsx src/cli.ts --port 0 …args` with the variables it reads unset. */
+/** Starts `node --import tsx --import ./scripts/text-import.mjs src/cli.ts --port 0 …args` with the variables it reads unset. */
 export function startCli(args: string[], env: Record<string, string> = {}): Cli {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', '--port', '0', ...args], {
+  const child = spawn(process.execPath, ['--import', 'tsx', '--import', './scripts/text-import.mjs', 'src/cli.ts', '--port', '0', ...args], {
     cwd: ROOT,
     env: { ...process.env, ...CLEAN_ENV, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

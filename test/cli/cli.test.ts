@@ -4,7 +4,7 @@ import { once } from 'node:events'
 
 /** Starts the CLI from source and resolves with its printed URL and token once it listens. */
 function startCli(args: string[], env: Record<string, string> = {}) {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', '--port', '0', ...args], {
+  const child = spawn(process.execPath, ['--import', 'tsx', '--import', './scripts/text-import.mjs', 'src/cli.ts', '--port', '0', ...args], {
     cwd: new URL('../..', import.meta.url).pathname,
     env: { ...process.env, SERVICE_REST_TOKEN: '', SERVICE_REST_READONLY_TOKEN: '', UPSTASH_REDIS_REST_TOKEN: '', REDIS_URL: '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -49,7 +49,7 @@ describe('restis CLI', () => {
   })
 
   test('an invalid flag exits with status 2 and the usage', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', '--bogus'], {
+    const child = spawn(process.execPath, ['--import', 'tsx', '--import', './scripts/text-import.mjs', 'src/cli.ts', '--bogus'], {
       cwd: new URL('../..', import.meta.url).pathname,
       stdio: ['ignore', 'pipe', 'pipe'],
     })

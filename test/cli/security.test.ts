@@ -47,7 +47,7 @@ function run(tool: string, args: readonly string[], env: Record<string, string> 
 }
 
 /** `restis …args` from source, to its exit. */
-const restis = (args: string[], env: Record<string, string> = {}) => run(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], env)
+const restis = (args: string[], env: Record<string, string> = {}) => run(process.execPath, ['--import', 'tsx', '--import', './scripts/text-import.mjs', 'src/cli.ts', ...args], env)
 const redisCli = (port: number, ...args: string[]) => run('redis-cli', ['-p', String(port), '--no-auth-warning', ...args])
 
 async function connect(port: number): Promise<RawClient> {
@@ -312,7 +312,7 @@ describe.skipIf(redisServerSkipReason !== undefined || opensslSkipReason !== und
 
     test('a taken port: one line from the primary, status 1', async () => {
       await withTakenPort(async (port) => {
-        const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', '--workers', '2', '--redis', redis.url, '--port', String(port)], {
+        const child = spawn(process.execPath, ['--import', 'tsx', '--import', './scripts/text-import.mjs', 'src/cli.ts', '--workers', '2', '--redis', redis.url, '--port', String(port)], {
           cwd: ROOT,
           env: { ...process.env, ...CLEAN_ENV },
           stdio: ['ignore', 'pipe', 'pipe'],

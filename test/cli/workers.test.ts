@@ -54,7 +54,7 @@ async function statuses(url: string, token: string): Promise<number[]> {
 
 describe('restis --workers without --redis', () => {
   test('exits with status 2 and says why', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', '--workers', '2'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] })
+    const child = spawn(process.execPath, ['--import', 'tsx', '--import', './scripts/text-import.mjs', 'src/cli.ts', '--workers', '2'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] })
     let stderr = ''
     child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()))
     const [code] = (await once(child, 'exit')) as [number]

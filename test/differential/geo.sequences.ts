@@ -10,7 +10,7 @@ import type { DiffCase } from './harness.js'
  *
  * One limit, named here: STOREDIST scores (a distance with 17 significant digits) are only asked
  * of searches reaching at most 1500 km. Beyond ~1600 km the haversine's asin argument leaves the
- * range where this engine reproduces glibc's asin bit for bit (see src/executor/memory/libm/asin.ts):
+ * range where this engine reproduces glibc's asin bit for bit (see src/executor/memory/lib/libm/asin.ts):
  * there it is correctly rounded, and glibc's differs in the last bit for about 0.1% of inputs.
  * Distances are still compared everywhere with GEODIST and WITHDIST (`%.4f`), where a last-bit
  * difference would only show at a rounding boundary of the fourth decimal.

@@ -21,7 +21,7 @@ interface Started {
 const ROOT = new URL('../..', import.meta.url).pathname
 
 function startQueueCli(args: string[], env: Record<string, string> = {}): Promise<Started> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'queue', ...args], {
+  const child = spawn(process.execPath, ['--import', 'tsx', '--import', './scripts/text-import.mjs', 'src/cli.ts', 'queue', ...args], {
     cwd: ROOT,
     env: { ...process.env, QUEUE_TOKEN: '', QSTASH_TOKEN: '', QUEUE_CURRENT_SIGNING_KEY: '', QUEUE_NEXT_SIGNING_KEY: '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -76,7 +76,7 @@ describe('restis queue (CLI)', () => {
   })
 
   test('an invalid flag exits with status 2 and the usage', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'queue', '--port', 'x'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] })
+    const child = spawn(process.execPath, ['--import', 'tsx', '--import', './scripts/text-import.mjs', 'src/cli.ts', 'queue', '--port', 'x'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] })
     let stderr = ''
     child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
     const [code] = (await once(child, 'exit')) as [number]

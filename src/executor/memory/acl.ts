@@ -18,11 +18,13 @@
  * Names, passwords and patterns are binary strings (one char per byte), the engine's form.
  *
  */
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
+import { randomBytes } from 'node:crypto'
+import { bytesEqual, sha256Hex } from '../../auth/digest.js'
 import { ReplyError } from '../../reply.js'
+import { NOPERM_CHANNEL, NOPERM_KEY, WRONGPASS, nopermRunText } from '../../commands/errors.js'
 import { ACL_CATEGORIES } from '../../commands/table.js'
 import { allCommands, commandKeys, findCommand, type CommandInfo, type KeySpec } from '../../commands/lookup.js'
-import { compileGlob, type GlobMatcher } from './glob.js'
+import { compileGlob, type GlobMatcher } from './lib/glob.js'
 
 // ---------------------------------------------------------------------------------------------
 // Command ids and categories
@@ -58,16 +60,14 @@ function categoryIndex(name: string): number {
 // ---------------------------------------------------------------------------------------------
 // Error texts
 
-export const NOPERM_KEY = new ReplyError('NOPERM this user has no permissions to access one of the keys used as arguments')
-export const NOPERM_CHANNEL = new ReplyError('NOPERM this user has no permissions to access one of the channels used as arguments')
-export const WRONGPASS = new ReplyError('WRONGPASS invalid username-password pair or user is disabled.')
+export { NOPERM_CHANNEL, NOPERM_KEY, WRONGPASS }
 const nopermCommand = new Map<string, ReplyError>()
 
 /** `NOPERM this user has no permissions to run the '<cmd>' command` (full name: `config|get`). */
 export function nopermRun(name: string): ReplyError {
   let error = nopermCommand.get(name)
   if (error === undefined) {
-    error = new ReplyError(`NOPERM this user has no permissions to run the '${name}' command`)
+    error = new ReplyError(nopermRunText(name))
     nopermCommand.set(name, error)
   }
   return error
@@ -497,7 +497,7 @@ const FLAG_NAMES: readonly (readonly [number, string])[] = [
 
 /** SHA-256 of a password's bytes, lowercase hex: how Redis stores passwords. */
 export function hashPassword(password: string): string {
-  return createHash('sha256').update(Buffer.from(password, 'latin1')).digest('hex')
+  return sha256Hex(Buffer.from(password, 'latin1'))
 }
 
 function isPasswordHash(text: string): boolean {
@@ -538,7 +538,7 @@ export class AclUser {
     if (this.nopass) return true
     const hashed = Buffer.from(hashPassword(password))
     let ok = false
-    for (const stored of this.passwords) if (timingSafeEqual(hashed, Buffer.from(stored))) ok = true
+    for (const stored of this.passwords) if (bytesEqual(hashed, Buffer.from(stored))) ok = true
     return ok
   }
 

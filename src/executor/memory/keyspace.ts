@@ -5,7 +5,7 @@
  * fast and ASCII needs no conversion. Values of the other types are objects carrying a `type`.
  */
 
-import { MinHeap } from './min-heap.js'
+import { MinHeap } from './lib/min-heap.js'
 
 /** String encodings OBJECT ENCODING reports that cannot be read off the bytes alone. */
 export type StringEncodingOverride = 'raw' | 'embstr'

@@ -20,7 +20,7 @@
  */
 import type { CommandInfo } from '../../commands/lookup.js'
 import type { Session } from './command.js'
-import { readInteger } from './numbers.js'
+import { readInteger } from './lib/numbers.js'
 
 /** When a command appears in the feed: after it ran, before it runs, or never. */
 export type MonitorTiming = 'after' | 'before' | 'never'

@@ -41,10 +41,10 @@
  * delivered after the publish in progress, so every client sees messages in publish order.
  *
  */
-import { ReplyError } from '../../reply.js'
+import { subscribedModeError } from '../../commands/errors.js'
 import type { PubSubEvent } from '../executor.js'
 import type { Out } from './command.js'
-import { compileGlob, type GlobMatcher } from './glob.js'
+import { compileGlob, type GlobMatcher } from './lib/glob.js'
 
 /** A reply pushed to a subscribed client: a confirmation or a message. */
 export type PubSubReply = readonly Out[]
@@ -119,12 +119,7 @@ export function allowedWhileSubscribed(name: string): boolean {
   return ALLOWED_WHILE_SUBSCRIBED.has(name.toLowerCase())
 }
 
-/** Redis's refusal of other commands in the RESP2 pub/sub context; `fullName` as `pubsub|channels`. */
-export function subscribedModeError(fullName: string): ReplyError {
-  return new ReplyError(
-    `ERR Can't execute '${fullName}': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context`,
-  )
-}
+export { subscribedModeError }
 
 export class PubSub {
   private readonly clients = new Map<number, Client>()

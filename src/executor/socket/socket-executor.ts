@@ -4,6 +4,7 @@
  */
 
 import { OK, ReplyError, type Arg, type Command, type Reply } from '../../reply.js'
+import { DB_INDEX_OUT_OF_RANGE, EXEC_ABORT, SYNTAX, wrongArity } from '../../commands/errors.js'
 import { connectionStateRefusal, notAvailable } from '../connection-state.js'
 import { BackendUnavailableError, type CallContext, type Executor, type MonitorEvent, type PubSubEvent, type Subscription } from '../executor.js'
 import { HandshakeError, type ConnectionCounters } from './connection.js'
@@ -57,7 +58,6 @@ function classify(command: Command): Kind {
   return 'plain'
 }
 
-const EXEC_ABORT = new ReplyError('EXECABORT Transaction discarded because of previous errors.')
 
 /**
  * An {@link Executor} that sends commands to a Redis-compatible server over RESP2.
@@ -146,8 +146,8 @@ export class SocketExecutor implements Executor {
    * NOPERM means the credentials are right. Later calls choose their user with `CallContext`.
    */
   #checkCredentials(command: Command, context: CallContext | undefined): Promise<Reply> {
-    if (command.length < 2) return Promise.resolve(new ReplyError("ERR wrong number of arguments for 'auth' command"))
-    if (command.length > 3) return Promise.resolve(new ReplyError('ERR syntax error'))
+    if (command.length < 2) return Promise.resolve(wrongArity('auth'))
+    if (command.length > 3) return Promise.resolve(SYNTAX)
     const text = (arg: Arg): string => (typeof arg === 'string' ? arg : Buffer.from(arg).toString('utf8'))
     const user = command.length === 3 ? text(command[1]) : (this.#config.username ?? 'default')
     const password = text(command[command.length - 1])
@@ -292,7 +292,7 @@ export class SocketExecutor implements Executor {
   #pool(context: CallContext | undefined): Pool | ReplyError {
     if (context === undefined || (context.db === undefined && context.user === undefined)) return this.#default
     const db = context.db ?? this.#config.database
-    if (!Number.isSafeInteger(db) || db < 0) return new ReplyError('ERR DB index is out of range')
+    if (!Number.isSafeInteger(db) || db < 0) return DB_INDEX_OUT_OF_RANGE
     const { key: who, config } = this.#credentials(context)
     if (who === '' && db === this.#config.database) return this.#default
     const key = `${db}\n${who}`

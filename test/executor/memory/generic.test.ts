@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, test } from 'vitest'
 import { CursorTable } from '../../../src/executor/memory/scan-cursor.js'
-import { partialSort } from '../../../src/executor/memory/commands/generic/pqsort.js'
+import { partialSort } from '../../../src/executor/memory/lib/pqsort.js'
 import { readSortScore } from '../../../src/executor/memory/commands/generic/sort.js'
 import { ReplyError, type Command, type Reply } from '../../../src/reply.js'
 import { closeEngines, memoryEngine, START } from '../../support/engine.js'

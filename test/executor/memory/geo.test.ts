@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, test } from 'vitest'
 import { MemoryExecutor } from '../../../src/executor/memory/memory-executor.js'
-import { decodeScore, geohashString, positionScore } from '../../../src/executor/memory/geohash.js'
-import { asin } from '../../../src/executor/memory/libm/asin.js'
-import { fma } from '../../../src/executor/memory/libm/double-double.js'
-import { cos, sin } from '../../../src/executor/memory/libm/sincos.js'
+import { decodeScore, geohashString, positionScore } from '../../../src/executor/memory/lib/geohash.js'
+import { asin } from '../../../src/executor/memory/lib/libm/asin.js'
+import { fma } from '../../../src/executor/memory/lib/libm/double-double.js'
+import { cos, sin } from '../../../src/executor/memory/lib/libm/sincos.js'
 import { ReplyError, type Reply } from '../../../src/reply.js'
 import { geoSequenceCases } from '../../differential/geo.sequences.js'
 

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest'
-import { compileGlob, stringMatch } from '../../../src/executor/memory/glob.js'
+import { compileGlob, stringMatch } from '../../../src/executor/memory/lib/glob.js'
 
 /**
  * The glob matcher's corner cases (each also checked against redis-server through KEYS in

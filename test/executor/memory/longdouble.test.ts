@@ -8,7 +8,7 @@ import {
   longDoubleFromInteger,
   parseLongDouble,
   type LongDouble,
-} from '../../../src/executor/memory/longdouble.js'
+} from '../../../src/executor/memory/lib/longdouble.js'
 
 function parse(text: string): LongDouble {
   const value = parseLongDouble(text)

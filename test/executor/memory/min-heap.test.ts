@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest'
-import { MinHeap } from '../../../src/executor/memory/min-heap.js'
+import { MinHeap } from '../../../src/executor/memory/lib/min-heap.js'
 
 interface Entry {
   readonly at: number

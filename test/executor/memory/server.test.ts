@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, test } from 'vitest'
 import { allCommands } from '../../../src/commands/lookup.js'
-import { stringMatch as globMatch } from '../../../src/executor/memory/glob.js'
+import { stringMatch as globMatch } from '../../../src/executor/memory/lib/glob.js'
 import { parseMemory } from '../../../src/executor/memory/commands/server/config-parameters.js'
 import type { EngineOptions } from '../../../src/executor/memory/engine.js'
 import { closeEngines, engineSession, type Plain } from '../../support/engine.js'

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, test } from 'vitest'
 import type { CommandContext } from '../../../src/executor/memory/command.js'
-import { sortedSetCommands } from '../../../src/executor/memory/commands/zset.js'
+import { sortedSetCommands } from '../../../src/executor/memory/commands/zset/index.js'
 import { formatListpackScore, formatScore, readRangeScore, readScore } from '../../../src/executor/memory/commands/zset/score.js'
 import { Engine } from '../../../src/executor/memory/engine.js'
 import { MemoryExecutor } from '../../../src/executor/memory/memory-executor.js'

@@ -38,5 +38,8 @@ export function luaString(text: string): string {
  */
 export const RUNTIME_CHUNK_NAME = 'restis'
 
-/** Evaluated by the package (as `@user_script`): compiles and runs the runtime, passed as ARGV[1]. */
-export const BOOT_CHUNK = `local runtime, e = loadstring(ARGV[1], '=${RUNTIME_CHUNK_NAME}') if not runtime then return {err = e} end return runtime()`
+/**
+ * Evaluated by the package (as `@user_script`): compiles the runtime, passed as ARGV[1], and runs it
+ * with the constants that follow (see `runtimeArguments`).
+ */
+export const BOOT_CHUNK = `local runtime, e = loadstring(ARGV[1], '=${RUNTIME_CHUNK_NAME}') if not runtime then return {err = e} end return runtime(unpack(ARGV, 2))`

@@ -33,18 +33,35 @@
  *
  * Commands reach the host through the package's `redis.pcall` primitive; control requests
  * (`lock`, `unlock`, `acl`, `expired`) through the same primitive with a random marker as first
- * argument. The source is in two parts, `runtime-api.ts` and `runtime-dispatch.ts`, compiled
- * together as one chunk.
+ * argument. The source is Lua in two files, `runtime-api.lua` and `runtime-dispatch.lua`, bundled
+ * as text (see `src/text-modules.d.ts`) and compiled together as one chunk; the host's constants
+ * are that chunk's arguments.
  *
  */
 
-import { apiSource } from './runtime-api.js'
-import type { RuntimeConstants } from './runtime-constants.js'
-import { dispatchSource } from './runtime-dispatch.js'
+import apiSource from './runtime-api.lua'
+import dispatchSource from './runtime-dispatch.lua'
+import { MAX_REPLY_DEPTH, RUNTIME_CHUNK_NAME, type RuntimeConstants } from './runtime-constants.js'
 
 export { BOOT_CHUNK, luaString, type RuntimeConstants } from './runtime-constants.js'
 
-/** The runtime chunk, compiled once per VM (`BOOT_CHUNK` gets it as ARGV[1]). */
-export function runtimeSource(constants: RuntimeConstants): string {
-  return apiSource(constants) + dispatchSource()
+/** The runtime chunk's source, compiled once per VM. */
+export const RUNTIME_SOURCE = `${apiSource}\n${dispatchSource}`
+
+/**
+ * `BOOT_CHUNK`'s ARGV: the runtime's source, then its constants in the order `runtime-api.lua`
+ * reads them from `...`.
+ */
+export function runtimeArguments(constants: RuntimeConstants): string[] {
+  return [
+    RUNTIME_SOURCE,
+    constants.marker,
+    constants.key,
+    constants.timeoutError,
+    constants.resp3Error,
+    constants.version,
+    String(constants.versionNumber),
+    String(MAX_REPLY_DEPTH),
+    RUNTIME_CHUNK_NAME,
+  ]
 }

@@ -7,7 +7,7 @@ import { createHash, randomBytes } from 'node:crypto'
 import { ReplyError } from '../../../reply.js'
 import type { Out } from '../command.js'
 import { decodeArgs, decodeReply, encodeReply, ScriptFailure, type Decoded } from './abi.js'
-import { BOOT_CHUNK, luaString, runtimeSource, type RuntimeConstants } from './runtime.js'
+import { BOOT_CHUNK, luaString, runtimeArguments, type RuntimeConstants } from './runtime.js'
 import { LuaOutOfMemory, LuaVmDead, LuaWasm } from './wasm.js'
 
 export { LuaVmDead }
@@ -69,7 +69,7 @@ export class ScriptVm {
       log: () => {},
       sha1hex: (data) => createHash('sha1').update(data).digest('hex'),
     })
-    const installed = this.evaluate(BOOT_CHUNK, [runtimeSource({ ...texts, marker: this.marker, key })], 0, SETUP_LIMIT_MS)
+    const installed = this.evaluate(BOOT_CHUNK, runtimeArguments({ ...texts, marker: this.marker, key }), 0, SETUP_LIMIT_MS)
     if (installed !== 1) {
       throw new LuaVmDead(`the scripting runtime did not install: ${installed instanceof ReplyError ? installed.message : String(installed)}`)
     }

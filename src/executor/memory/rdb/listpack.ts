@@ -1,4 +1,4 @@
-import { readInt64 } from '../numbers.js'
+import { readInt64 } from '../lib/numbers.js'
 import { check, CorruptPayload } from './reader.js'
 
 /**

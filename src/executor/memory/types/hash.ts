@@ -1,5 +1,5 @@
 import type { Database, TypedValue } from '../keyspace.js'
-import { MinHeap } from '../min-heap.js'
+import { MinHeap } from '../lib/min-heap.js'
 import { OrderedTable } from './ordered-table.js'
 
 /** The encoding limits Redis checks on every hash write (CONFIG `hash-max-listpack-*`). */

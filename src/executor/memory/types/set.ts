@@ -1,5 +1,5 @@
 import type { TypedValue } from '../keyspace.js'
-import { readInt64 } from '../numbers.js'
+import { readInt64 } from '../lib/numbers.js'
 import { OrderedTable } from './ordered-table.js'
 
 /** Default of `set-max-intset-entries`. */

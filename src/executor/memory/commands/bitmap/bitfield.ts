@@ -1,7 +1,7 @@
 import { ReplyError } from '../../../../reply.js'
 import type { CommandContext, Out } from '../../command.js'
 import { NOT_INTEGER, SYNTAX } from '../../errors.js'
-import { integerReply, readInt64, readInteger } from '../../numbers.js'
+import { integerReply, readInt64, readInteger } from '../../lib/numbers.js'
 import { readString, checkStringLength } from '../strings/value.js'
 import { readBitOffset, toBytes, fromBytes } from './bits.js'
 

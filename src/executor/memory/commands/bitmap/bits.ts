@@ -1,7 +1,7 @@
 import type { ReplyError } from '../../../../reply.js'
 import type { CommandContext } from '../../command.js'
 import { BIT_OFFSET } from '../../errors.js'
-import { readInt64 } from '../../numbers.js'
+import { readInt64 } from '../../lib/numbers.js'
 import { maxBulkLength } from '../strings/value.js'
 import { asBuffer } from '../../../../resp/protocol.js'
 

@@ -2,7 +2,7 @@ import { ReplyError } from '../../../../reply.js'
 import type { CommandContext, CommandTable, Out } from '../../command.js'
 import { NOT_INTEGER, invalidExpire } from '../../errors.js'
 import type { Database } from '../../keyspace.js'
-import { integerReply, readInt64 } from '../../numbers.js'
+import { integerReply, readInt64 } from '../../lib/numbers.js'
 
 /**
  * Key expiry: EXPIRE PEXPIRE EXPIREAT PEXPIREAT (with NX XX GT LT), TTL PTTL EXPIRETIME

@@ -2,7 +2,7 @@ import { OK, ReplyError, Status } from '../../../../reply.js'
 import type { CommandContext, CommandTable, Out } from '../../command.js'
 import { DB_INDEX_OUT_OF_RANGE, NOT_INTEGER, NO_SUCH_KEY, SYNTAX } from '../../errors.js'
 import { typeOf, type Database, type TypedValue, type Value, type ValueType } from '../../keyspace.js'
-import { readInteger } from '../../numbers.js'
+import { readInteger } from '../../lib/numbers.js'
 import { readDeadline, setDeadline } from './expire.js'
 
 /** Key-level commands: DEL UNLINK EXISTS TOUCH TYPE COPY RENAME RENAMENX (Redis 7.0 `db.c`). */

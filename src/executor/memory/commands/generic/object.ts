@@ -1,7 +1,7 @@
 import { ReplyError, Status } from '../../../../reply.js'
 import type { CommandContext, CommandTable, Out } from '../../command.js'
 import type { Value } from '../../keyspace.js'
-import { readInt64 } from '../../numbers.js'
+import { readInt64 } from '../../lib/numbers.js'
 
 /**
  * OBJECT ENCODING | FREQ | IDLETIME | REFCOUNT | HELP (Redis 7.0 `object.c`). A missing key

@@ -1,9 +1,9 @@
 import { ReplyError } from '../../../../reply.js'
 import type { CommandContext, CommandTable, Out } from '../../command.js'
-import { compileGlob, type GlobMatcher } from '../../glob.js'
+import { compileGlob, type GlobMatcher } from '../../lib/glob.js'
 import { typeOf, type Database } from '../../keyspace.js'
 import { CursorTable } from '../../scan-cursor.js'
-import { INVALID_CURSOR, parseScanCursor, parseScanOptions } from '../scan-options.js'
+import { INVALID_CURSOR, parseScanCursor, parseScanOptions } from './scan-options.js'
 
 /**
  * Walking the keyspace: KEYS, SCAN, RANDOMKEY. None of them ever returns a key whose TTL has

@@ -2,11 +2,11 @@ import { ReplyError } from '../../../../reply.js'
 import type { CommandContext, CommandTable, Out } from '../../command.js'
 import { NOT_INTEGER, SYNTAX, WRONGTYPE } from '../../errors.js'
 import type { TypedValue } from '../../keyspace.js'
-import { readDouble, readInteger } from '../../numbers.js'
+import { readDouble, readInteger } from '../../lib/numbers.js'
 import { HashValue } from '../../types/hash.js'
 import { ListValue } from '../../types/list.js'
 import { SetValue } from '../../types/set.js'
-import { partialSort } from './pqsort.js'
+import { partialSort } from '../../lib/pqsort.js'
 
 /**
  * SORT and SORT_RO (Redis 7.0 `sort.c`) over lists, sets and sorted sets:

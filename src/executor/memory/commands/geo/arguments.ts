@@ -1,6 +1,6 @@
 import { ReplyError } from '../../../../reply.js'
 import { NOT_FLOAT } from '../../errors.js'
-import { GEO_LAT_MAX, GEO_LAT_MIN, GEO_LONG_MAX, GEO_LONG_MIN, decodeScore } from '../../geohash.js'
+import { GEO_LAT_MAX, GEO_LAT_MIN, GEO_LONG_MAX, GEO_LONG_MIN, decodeScore } from '../../lib/geohash.js'
 import type { ZSetValue } from '../../types/zset.js'
 import { formatFixed, readScore } from '../zset/score.js'
 

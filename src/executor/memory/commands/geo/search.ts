@@ -1,10 +1,10 @@
 import { ReplyError } from '../../../../reply.js'
 import type { CommandContext, Out } from '../../command.js'
 import { NOT_INTEGER, SYNTAX } from '../../errors.js'
-import { cellScoreRange, decodeScore, distanceWithinShape, searchCells, type GeoCell, type GeoShape } from '../../geohash.js'
-import { integerReply, readInteger } from '../../numbers.js'
+import { cellScoreRange, decodeScore, distanceWithinShape, searchCells, type GeoCell, type GeoShape } from '../../lib/geohash.js'
+import { integerReply, readInteger } from '../../lib/numbers.js'
 import { ZSetValue } from '../../types/zset.js'
-import { partialSort } from '../generic/pqsort.js'
+import { partialSort } from '../../lib/pqsort.js'
 import { readZSet, storeResult, zsetLimits } from '../zset/access.js'
 import { UNDECODABLE_MEMBER, formatCoordinate, formatDistance, memberPosition, readLonLat, readNumber, readUnit } from './arguments.js'
 

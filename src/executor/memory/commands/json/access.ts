@@ -1,10 +1,10 @@
 import { ReplyError } from '../../../../reply.js'
 import type { CommandContext } from '../../command.js'
-import { readInt64 } from '../../numbers.js'
+import { readInt64 } from '../../lib/numbers.js'
 import { JsonDocument, type JsonValue } from '../../types/json.js'
-import { selectLocations, selectValues, type Locations } from './evaluate.js'
-import { compilePath, type CompiledPath, type PathArgument } from './path.js'
-import { isValidUtf8 } from './utf8.js'
+import { selectLocations, selectValues, type Locations } from '../../lib/json/evaluate.js'
+import { compilePath, type CompiledPath, type PathArgument } from '../../lib/json/path.js'
+import { isValidUtf8 } from '../../lib/json/utf8.js'
 
 /**
  * What every JSON command shares: reaching the document at a key, reading text and integer

@@ -12,12 +12,12 @@ import {
   requireDocument,
   textArgument,
 } from './access.js'
-import type { Locations } from './evaluate.js'
-import { parseJson } from './parse.js'
-import { LEGACY_ROOT, pathArgument, type PathArgument } from './path.js'
-import { serializeJson } from './serialize.js'
+import type { Locations } from '../../lib/json/evaluate.js'
+import { parseJson } from '../../lib/json/parse.js'
+import { LEGACY_ROOT, pathArgument, type PathArgument } from '../../lib/json/path.js'
+import { serializeJson } from '../../lib/json/serialize.js'
 import { valueAt } from './update.js'
-import { isAscii, isValidUtf8 } from './utf8.js'
+import { isAscii, isValidUtf8 } from '../../lib/json/utf8.js'
 
 /**
  * JSON.ARRAPPEND ARRINSERT ARRPOP ARRTRIM, after RedisJSON 2.x. With a JSONPath each match gets

@@ -16,11 +16,11 @@ import {
   textArgument,
   wrongPathType,
 } from './access.js'
-import { selectValues } from './evaluate.js'
-import { parseJson } from './parse.js'
-import { LEGACY_ROOT, compilePath, pathArgument, type PathArgument } from './path.js'
-import { formatDouble17g, serializeJson, type JsonFormat } from './serialize.js'
-import { isAscii, isValidUtf8 } from './utf8.js'
+import { selectValues } from '../../lib/json/evaluate.js'
+import { parseJson } from '../../lib/json/parse.js'
+import { LEGACY_ROOT, compilePath, pathArgument, type PathArgument } from '../../lib/json/path.js'
+import { formatDouble17g, serializeJson, type JsonFormat } from '../../lib/json/serialize.js'
+import { isAscii, isValidUtf8 } from '../../lib/json/utf8.js'
 
 /**
  * JSON.GET MGET TYPE STRLEN ARRLEN OBJKEYS OBJLEN ARRINDEX RESP, after RedisJSON 2.x's

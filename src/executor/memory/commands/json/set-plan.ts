@@ -1,8 +1,8 @@
 import { ReplyError } from '../../../../reply.js'
 import { JsonObject, cloneJson, type JsonDocument, type JsonValue } from '../../types/json.js'
 import { compiled } from './access.js'
-import { selectLocations, type PathElement } from './evaluate.js'
-import type { PathArgument } from './path.js'
+import { selectLocations, type PathElement } from '../../lib/json/evaluate.js'
+import type { PathArgument } from '../../lib/json/path.js'
 import { replaceAt, valueAt } from './update.js'
 
 /**

@@ -1,5 +1,5 @@
 import { JsonObject, cloneJson, type JsonDocument, type JsonValue } from '../../types/json.js'
-import type { PathElement } from './evaluate.js'
+import type { PathElement } from '../../lib/json/evaluate.js'
 
 /**
  * Writes at concrete locations, as RedisJSON's `update` / `replace` do: each write walks its path

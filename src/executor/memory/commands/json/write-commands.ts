@@ -14,13 +14,13 @@ import {
   textArgument,
   wrongPathType,
 } from './access.js'
-import type { PathElement } from './evaluate.js'
-import { parseJson } from './parse.js'
-import { LEGACY_ROOT, isRootPath, pathArgument, type PathArgument } from './path.js'
-import { serializeJson } from './serialize.js'
+import type { PathElement } from '../../lib/json/evaluate.js'
+import { parseJson } from '../../lib/json/parse.js'
+import { LEGACY_ROOT, isRootPath, pathArgument, type PathArgument } from '../../lib/json/path.js'
+import { serializeJson } from '../../lib/json/serialize.js'
 import { addMember, applySet, planSet, type SetCondition, type SetUpdate } from './set-plan.js'
 import { deleteAt, mergePatch, orderForDeletion, replaceAt, valueAt } from './update.js'
-import { isAscii, isValidUtf8 } from './utf8.js'
+import { isAscii, isValidUtf8 } from '../../lib/json/utf8.js'
 
 /**
  * JSON.SET MSET MERGE DEL FORGET CLEAR TOGGLE NUMINCRBY NUMMULTBY STRAPPEND, after RedisJSON

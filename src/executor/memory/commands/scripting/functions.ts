@@ -8,7 +8,7 @@
  */
 import { OK, ReplyError, Status } from '../../../../reply.js'
 import type { CommandContext, Out } from '../../command.js'
-import { stringMatch } from '../../glob.js'
+import { stringMatch } from '../../lib/glob.js'
 import { SCRIPT_FLAGS, type RegisteredFunction, type ScriptVm } from '../../lua/vm.js'
 import { runScript } from './bridge.js'
 import { readKeyCount, scriptKill, WRITE_FLAG_WITH_RO } from './eval.js'

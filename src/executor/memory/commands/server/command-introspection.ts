@@ -10,7 +10,7 @@ import { COMMAND_DOCS } from '../../../../commands/docs.js'
 import type { ArgumentDocs, CommandDocs } from '../../../../commands/types.js'
 import type { CommandContext, Out } from '../../command.js'
 import { SYNTAX } from '../../errors.js'
-import { stringMatch as globMatch } from '../../glob.js'
+import { stringMatch as globMatch } from '../../lib/glob.js'
 import { keysWithFlags } from './command-keys.js'
 
 const statuses = new Map<string, Status>()

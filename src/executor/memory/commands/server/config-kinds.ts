@@ -4,7 +4,7 @@
  * booleans, strict integers with bounds, memory values with units, enums, free text, and the
  * parameters with a syntax of their own (save, notify-keyspace-events, client-output-buffer-limit …).
  */
-import { readInt64 } from '../../numbers.js'
+import { readInt64 } from '../../lib/numbers.js'
 
 /** Why CONFIG SET refused a value: the text after `CONFIG SET failed (…) - `. */
 export class InvalidValue {

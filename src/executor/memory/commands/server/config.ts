@@ -5,7 +5,7 @@
 import { OK, ReplyError, Status } from '../../../../reply.js'
 import type { CommandContext, Out } from '../../command.js'
 import { SYNTAX } from '../../errors.js'
-import { stringMatch as globMatch } from '../../glob.js'
+import { stringMatch as globMatch } from '../../lib/glob.js'
 import { InvalidValue, PARAMETERS_BY_NAME, PARAMETER_NAMES, type Parameter } from './config-parameters.js'
 import { resetStats } from './stats.js'
 

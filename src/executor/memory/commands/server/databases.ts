@@ -3,7 +3,7 @@ import { OK, ReplyError } from '../../../../reply.js'
 import type { CommandContext, Out } from '../../command.js'
 import { DB_INDEX_OUT_OF_RANGE, NOT_INTEGER, SYNTAX } from '../../errors.js'
 import type { Engine } from '../../engine.js'
-import { readInteger } from '../../numbers.js'
+import { readInteger } from '../../lib/numbers.js'
 
 export const INT_RANGE = new ReplyError('ERR value is out of range, value must between -2147483648 and 2147483647')
 const SAME_OBJECT = new ReplyError('ERR source and destination objects are the same')

@@ -4,7 +4,7 @@
 import { OK, ReplyError, Status } from '../../../../reply.js'
 import type { CommandContext, Out } from '../../command.js'
 import { NOT_INTEGER, SYNTAX } from '../../errors.js'
-import { readInteger } from '../../numbers.js'
+import { readInteger } from '../../lib/numbers.js'
 import { DEFAULT_ELEMENT_SAMPLES, estimateEntry } from './memory-estimate.js'
 
 /** TIME: [seconds, microseconds] as bulk strings, from the command's time snapshot. */

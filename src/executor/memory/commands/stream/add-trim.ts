@@ -4,7 +4,7 @@
 import { OK, ReplyError } from '../../../../reply.js'
 import type { CommandContext, CommandTable, Out } from '../../command.js'
 import { NO_SUCH_KEY, NOT_INTEGER, SYNTAX, wrongArity } from '../../errors.js'
-import { readInt64, readInteger } from '../../numbers.js'
+import { readInt64, readInteger } from '../../lib/numbers.js'
 import { LISTPACK_MAX_SIZE, StreamValue, type TrimOptions } from '../../types/stream.js'
 import {
   autoId,

@@ -8,7 +8,7 @@
 import { ReplyError } from '../../../../reply.js'
 import type { CommandContext, CommandTable, Out } from '../../command.js'
 import { SYNTAX } from '../../errors.js'
-import { readInt64, readInteger } from '../../numbers.js'
+import { readInt64, readInteger } from '../../lib/numbers.js'
 import type { StreamValue } from '../../types/stream.js'
 import { countDelivery, type Consumer, type ConsumerGroup, type PendingEntry } from '../../types/stream-group.js'
 import {

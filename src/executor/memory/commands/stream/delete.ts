@@ -7,7 +7,7 @@
 import { ReplyError } from '../../../../reply.js'
 import type { CommandContext, CommandTable, Out } from '../../command.js'
 import { SYNTAX } from '../../errors.js'
-import { readInteger } from '../../numbers.js'
+import { readInteger } from '../../lib/numbers.js'
 import type { StreamValue } from '../../types/stream.js'
 import { compareIds, parseStrictId, type StreamId } from '../../types/stream-id.js'
 import { INVALID_ID, keyword, readStream } from './common.js'

@@ -4,7 +4,7 @@
 import { OK, ReplyError, Status, NULL_ARRAY } from '../../../../reply.js'
 import type { CommandContext, CommandTable, Out } from '../../command.js'
 import { NOT_INTEGER, SYNTAX } from '../../errors.js'
-import { readInt64, readInteger } from '../../numbers.js'
+import { readInt64, readInteger } from '../../lib/numbers.js'
 import { StreamValue } from '../../types/stream.js'
 import { ConsumerGroup, ENTRIES_READ_UNKNOWN, sortedByName } from '../../types/stream-group.js'
 import {

@@ -5,7 +5,7 @@
 import { ReplyError, Status } from '../../../../reply.js'
 import type { CommandContext, CommandTable, Out } from '../../command.js'
 import { NO_SUCH_KEY, NOT_INTEGER } from '../../errors.js'
-import { readInteger } from '../../numbers.js'
+import { readInteger } from '../../lib/numbers.js'
 import type { StreamValue } from '../../types/stream.js'
 import { ENTRIES_READ_UNKNOWN, sortedByName, type ConsumerGroup } from '../../types/stream-group.js'
 import { asInt64, formatId, MAX_ID, MIN_ID, type U64 } from '../../types/stream-id.js'

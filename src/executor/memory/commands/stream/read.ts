@@ -9,7 +9,7 @@
 import { NULL_ARRAY, ReplyError } from '../../../../reply.js'
 import type { CommandContext, CommandTable, Out } from '../../command.js'
 import { NOT_INTEGER, SYNTAX, TIMEOUT_NEGATIVE } from '../../errors.js'
-import { readInteger } from '../../numbers.js'
+import { readInteger } from '../../lib/numbers.js'
 import { idOf, type StreamEntry, type StreamValue } from '../../types/stream.js'
 import { countDelivery, type Consumer, type ConsumerGroup, type PendingEntry } from '../../types/stream-group.js'
 import {

@@ -1,8 +1,8 @@
 import { ReplyError } from '../../../../reply.js'
 import type { CommandContext, Out } from '../../command.js'
 import { NAN_OR_INFINITY, NOT_FLOAT, NOT_INTEGER, OVERFLOW } from '../../errors.js'
-import { readInt64, integerReply } from '../../numbers.js'
-import { LONG_DOUBLE_ZERO, addLongDouble, formatLongDouble, isFiniteLongDouble, parseLongDouble } from '../../longdouble.js'
+import { readInt64, integerReply } from '../../lib/numbers.js'
+import { LONG_DOUBLE_ZERO, addLongDouble, formatLongDouble, isFiniteLongDouble, parseLongDouble } from '../../lib/longdouble.js'
 import { readString } from './value.js'
 
 /**

@@ -1,7 +1,7 @@
 import { ReplyError } from '../../../../reply.js'
 import type { CommandContext, Out } from '../../command.js'
 import { NOT_INTEGER, SYNTAX } from '../../errors.js'
-import { readInteger } from '../../numbers.js'
+import { readInteger } from '../../lib/numbers.js'
 import { maxBulkLength } from './value.js'
 
 /**

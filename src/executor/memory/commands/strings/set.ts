@@ -1,7 +1,7 @@
 import { OK, ReplyError } from '../../../../reply.js'
 import type { CommandContext, Out } from '../../command.js'
 import { NOT_INTEGER, SYNTAX, invalidExpire } from '../../errors.js'
-import { readInt64 } from '../../numbers.js'
+import { readInt64 } from '../../lib/numbers.js'
 import { readString } from './value.js'
 
 /**

@@ -1,7 +1,7 @@
 import { NULL_ARRAY, ReplyError } from '../../../../reply.js'
 import type { CommandContext, Out } from '../../command.js'
 import { COUNT_NOT_POSITIVE, NOT_POSITIVE, NUMKEYS_NOT_POSITIVE, SYNTAX } from '../../errors.js'
-import { readInteger } from '../../numbers.js'
+import { readInteger } from '../../lib/numbers.js'
 import type { ZSetValue } from '../../types/zset.js'
 import { readZSet } from './access.js'
 import { formatScore } from './score.js'

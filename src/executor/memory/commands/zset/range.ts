@@ -1,7 +1,7 @@
 import { ReplyError } from '../../../../reply.js'
 import type { CommandContext, Out } from '../../command.js'
 import { NOT_INTEGER, SYNTAX } from '../../errors.js'
-import { readInteger } from '../../numbers.js'
+import { readInteger } from '../../lib/numbers.js'
 import { ZSetValue } from '../../types/zset.js'
 import { readZSet, storeResult, zsetLimits } from './access.js'
 import {

@@ -1,4 +1,4 @@
-import { readDouble } from '../../numbers.js'
+import { readDouble } from '../../lib/numbers.js'
 
 /**
  * Scores as Redis reads and writes them (t_zset.c, util.c): the strict parser of ZADD and

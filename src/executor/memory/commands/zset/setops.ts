@@ -1,7 +1,7 @@
 import { ReplyError } from '../../../../reply.js'
 import type { CommandContext, Out } from '../../command.js'
 import { NOT_INTEGER, SYNTAX, WRONGTYPE } from '../../errors.js'
-import { readInteger } from '../../numbers.js'
+import { readInteger } from '../../lib/numbers.js'
 import { compareEntries } from '../../types/ranked-tree.js'
 import { SetValue } from '../../types/set.js'
 import { ZSetValue } from '../../types/zset.js'

@@ -7,7 +7,7 @@ import type { RdbWriter } from '../writer.js'
 import { readZiplist } from '../ziplist.js'
 import { readZipmap } from '../zipmap.js'
 import { HashValue, type HashLimits } from '../../types/hash.js'
-import { readInteger } from '../../numbers.js'
+import { readInteger } from '../../lib/numbers.js'
 
 /**
  * Hashes. Redis 7.0 writes RDB_TYPE_HASH_LISTPACK or RDB_TYPE_HASH (field, value strings) and

@@ -4,7 +4,7 @@ import { RDB_VERSION_7_0, RdbType } from '../constants.js'
 import { readListpack } from '../listpack.js'
 import { check, type RdbReader } from '../reader.js'
 import { readZiplist } from '../ziplist.js'
-import { readDouble } from '../../numbers.js'
+import { readDouble } from '../../lib/numbers.js'
 import { ZSetValue } from '../../types/zset.js'
 
 /**

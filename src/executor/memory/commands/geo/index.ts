@@ -1,11 +1,11 @@
-import { NULL_ARRAY, ReplyError } from '../../../reply.js'
-import type { CommandContext, CommandTable, Out } from '../command.js'
-import { SYNTAX } from '../errors.js'
-import { geoDistance, geohashString, positionScore } from '../geohash.js'
-import { formatCoordinate, formatDistance, memberPosition, readLonLat, readUnit } from './geo/arguments.js'
-import { georadius, georadiusRo, georadiusbymember, georadiusbymemberRo, geosearch, geosearchstore } from './geo/search.js'
-import { readZSet } from './zset/access.js'
-import { zaddGeneric } from './zset/add.js'
+import { NULL_ARRAY, ReplyError } from '../../../../reply.js'
+import type { CommandContext, CommandTable, Out } from '../../command.js'
+import { SYNTAX } from '../../errors.js'
+import { geoDistance, geohashString, positionScore } from '../../lib/geohash.js'
+import { formatCoordinate, formatDistance, memberPosition, readLonLat, readUnit } from './arguments.js'
+import { georadius, georadiusRo, georadiusbymember, georadiusbymemberRo, geosearch, geosearchstore } from './search.js'
+import { readZSet } from '../zset/access.js'
+import { zaddGeneric } from '../zset/add.js'
 
 /**
  * Geo commands (geo.c): positions stored in sorted sets as 52-bit geohash scores (`geohash.ts`),

@@ -1,7 +1,7 @@
-import { ReplyError } from '../../../reply.js'
-import type { Out } from '../command.js'
-import { NOT_INTEGER, SYNTAX } from '../errors.js'
-import { readInteger } from '../numbers.js'
+import { ReplyError } from '../../../../reply.js'
+import type { Out } from '../../command.js'
+import { NOT_INTEGER, SYNTAX } from '../../errors.js'
+import { readInteger } from '../../lib/numbers.js'
 
 /**
  * Argument parsing shared by SCAN and the per-key SCAN commands (HSCAN, SSCAN, ZSCAN), with

@@ -5,15 +5,14 @@
  * (KILL, PAUSE, REPLY, TRACKING …) are not answered here because the engine does not track the
  * listener's connections.
  */
-import { OK, PONG, ReplyError, Status } from '../../../reply.js'
-import type { CommandTable, CommandContext, Out, Session } from '../command.js'
-import { DB_INDEX_OUT_OF_RANGE, NOT_INTEGER, SYNTAX, wrongArity } from '../errors.js'
-import { readInteger } from '../numbers.js'
-import { readDbIndex } from './server/databases.js'
+import { OK, PONG, ReplyError, Status } from '../../../../reply.js'
+import type { CommandTable, CommandContext, Out, Session } from '../../command.js'
+import { BAD_CLIENT_NAME, DB_INDEX_OUT_OF_RANGE, NOT_INTEGER, SYNTAX, wrongArity } from '../../errors.js'
+import { readInteger } from '../../lib/numbers.js'
+import { readDbIndex } from '../server/databases.js'
 
 const RESET = new Status('RESET')
 const CLUSTER_DISABLED = new ReplyError('ERR This instance has cluster support disabled')
-const BAD_CLIENT_NAME = new ReplyError('ERR Client names cannot contain spaces, newlines or special characters.')
 const INVALID_CLIENT_ID = new ReplyError('ERR Invalid client ID')
 const UNBLOCK_REASON = new ReplyError('ERR CLIENT UNBLOCK reason should be TIMEOUT or ERROR')
 

@@ -1,5 +1,5 @@
-import { ReplyError } from '../../../reply.js'
-import type { CommandTable, CommandContext, Out } from '../command.js'
+import { ReplyError } from '../../../../reply.js'
+import type { CommandTable, CommandContext, Out } from '../../command.js'
 import {
   MAX_SAMPLE_REPLY,
   NOT_INTEGER,
@@ -9,12 +9,12 @@ import {
   SAMPLE_TOO_LARGE,
   SYNTAX,
   WRONGTYPE,
-} from '../errors.js'
-import { readInt64, readInteger } from '../numbers.js'
-import { DEFAULT_MAX_INTSET_ENTRIES, SetValue } from '../types/set.js'
-import { stringMatch as globMatch } from '../glob.js'
-import { EMPTY_SCAN, INVALID_CURSOR, parseScanCursor, parseScanOptions } from './scan-options.js'
-import { derivedFromConfig } from './server/config-parameters.js'
+} from '../../errors.js'
+import { readInt64, readInteger } from '../../lib/numbers.js'
+import { DEFAULT_MAX_INTSET_ENTRIES, SetValue } from '../../types/set.js'
+import { stringMatch as globMatch } from '../../lib/glob.js'
+import { EMPTY_SCAN, INVALID_CURSOR, parseScanCursor, parseScanOptions } from '../generic/scan-options.js'
+import { derivedFromConfig } from '../server/config-parameters.js'
 
 /**
  * Set commands (t_set.c), with Redis 7.0.15's replies, errors and argument order. Results are

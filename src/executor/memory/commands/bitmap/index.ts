@@ -1,10 +1,10 @@
-import { ReplyError } from '../../../reply.js'
-import type { CommandTable, CommandContext, Out } from '../command.js'
-import { BIT_VALUE, NOT_INTEGER, SYNTAX } from '../errors.js'
-import { readInteger } from '../numbers.js'
-import { readString, checkStringLength, padTo } from './strings/value.js'
-import { readBitOffset, countBitsInRange, findBit, bitAt, fromBytes } from './bitmap/bits.js'
-import { bitfield, bitfieldRo } from './bitmap/bitfield.js'
+import { ReplyError } from '../../../../reply.js'
+import type { CommandTable, CommandContext, Out } from '../../command.js'
+import { BIT_VALUE, NOT_INTEGER, SYNTAX } from '../../errors.js'
+import { readInteger } from '../../lib/numbers.js'
+import { readString, checkStringLength, padTo } from '../strings/value.js'
+import { readBitOffset, countBitsInRange, findBit, bitAt, fromBytes } from './bits.js'
+import { bitfield, bitfieldRo } from './bitfield.js'
 
 /**
  * The Bitmap family (https://redis.io/commands/?group=bitmap) as Redis 7.0 `bitops.c` behaves:

@@ -1,5 +1,5 @@
-import { OK, ReplyError } from '../../../reply.js'
-import type { CommandTable, CommandContext, Out } from '../command.js'
+import { OK, ReplyError } from '../../../../reply.js'
+import type { CommandTable, CommandContext, Out } from '../../command.js'
 import {
   HASH_NOT_FLOAT,
   HASH_NOT_INTEGER,
@@ -12,18 +12,18 @@ import {
   SAMPLE_TOO_LARGE,
   SYNTAX,
   wrongArity,
-} from '../errors.js'
-import { LONG_DOUBLE_ZERO, addLongDouble, formatLongDouble, isFiniteLongDouble, parseLongDouble } from '../longdouble.js'
-import { integerReply, readInt64 } from '../numbers.js'
-import type { HashValue } from '../types/hash.js'
-import { stringMatch as globMatch } from '../glob.js'
-import { deleteIfEmpty, hashForWrite, hashLimits, readHash } from './hash-access.js'
-import { hashExpiryCommands } from './hash-expiry.js'
-import { EMPTY_SCAN, INVALID_CURSOR, parseScanCursor, parseScanOptions } from './scan-options.js'
+} from '../../errors.js'
+import { LONG_DOUBLE_ZERO, addLongDouble, formatLongDouble, isFiniteLongDouble, parseLongDouble } from '../../lib/longdouble.js'
+import { integerReply, readInt64 } from '../../lib/numbers.js'
+import type { HashValue } from '../../types/hash.js'
+import { stringMatch as globMatch } from '../../lib/glob.js'
+import { deleteIfEmpty, hashForWrite, hashLimits, readHash } from './access.js'
+import { hashExpiryCommands } from './expiry.js'
+import { EMPTY_SCAN, INVALID_CURSOR, parseScanCursor, parseScanOptions } from '../generic/scan-options.js'
 
 /**
  * Hash commands (t_hash.c). Replies and errors follow Redis 7.0.15; fields with a TTL (Redis 7.4,
- * see `hash-expiry.ts`) are reclaimed before any command looks at a hash, so every command here
+ * see `expiry.ts`) are reclaimed before any command looks at a hash, so every command here
  * sees live fields only.
  */
 

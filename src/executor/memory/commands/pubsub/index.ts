@@ -7,9 +7,9 @@
  * the listener did not attach to the hub (a REST call) cannot subscribe: it gets the answer the
  * socket executor gives, `ERR Command is not available`.
  */
-import { ReplyError, Status } from '../../../reply.js'
-import type { CommandContext, CommandTable, Out } from '../command.js'
-import type { PubSubReply } from '../pubsub.js'
+import { ReplyError, Status } from '../../../../reply.js'
+import type { CommandContext, CommandTable, Out } from '../../command.js'
+import type { PubSubReply } from '../../pubsub.js'
 
 const HELP: readonly Status[] = [
   'PUBSUB <subcommand> [<arg> [value] [opt] ...]. Subcommands are:',

@@ -1,8 +1,8 @@
-import type { ReplyError } from '../../../reply.js'
-import type { CommandContext } from '../command.js'
-import { WRONGTYPE } from '../errors.js'
-import { DEFAULT_HASH_LIMITS, HashValue, purgeExpiredFields, type HashLimits } from '../types/hash.js'
-import { derivedFromConfig } from './server/config-parameters.js'
+import type { ReplyError } from '../../../../reply.js'
+import type { CommandContext } from '../../command.js'
+import { WRONGTYPE } from '../../errors.js'
+import { DEFAULT_HASH_LIMITS, HashValue, purgeExpiredFields, type HashLimits } from '../../types/hash.js'
+import { derivedFromConfig } from '../server/config-parameters.js'
 
 /** How the hash commands reach their key: lookup with lazy field expiry, limits, creation. */
 

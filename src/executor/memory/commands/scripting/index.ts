@@ -1,6 +1,6 @@
-import type { CommandTable } from '../command.js'
-import { evalCommands } from './scripting/eval.js'
-import { functionCommands } from './scripting/functions.js'
+import type { CommandTable } from '../../command.js'
+import { evalCommands } from './eval.js'
+import { functionCommands } from './functions.js'
 
 /**
  * Scripting: EVAL and SCRIPT (`scripting/eval.ts`), FUNCTION and FCALL

@@ -1,9 +1,9 @@
-import type { CommandTable } from '../command.js'
-import { expireCommands } from './generic/expire.js'
-import { keyCommands } from './generic/keys.js'
-import { objectCommands } from './generic/object.js'
-import { scanCommands } from './generic/scan.js'
-import { sortCommands } from './generic/sort.js'
+import type { CommandTable } from '../../command.js'
+import { expireCommands } from './expire.js'
+import { keyCommands } from './keys.js'
+import { objectCommands } from './object.js'
+import { scanCommands } from './scan.js'
+import { sortCommands } from './sort.js'
 
 /**
  * Generic key commands (Redis's "generic" group), one file per theme under `generic/`:

@@ -6,18 +6,15 @@
  * `ACL RESTTOKEN` is not an engine command: the REST gateway answers it, since it owns the tokens.
  * `ACL LOG` is not kept (the engine records no denials) and answers as an unknown subcommand.
  */
-import { OK, ReplyError, Status } from '../../../reply.js'
-import { checkArity, findCommand, type CommandInfo } from '../../../commands/lookup.js'
-import type { CommandContext, CommandTable, Out } from '../command.js'
-import { CATEGORIES, WRONGPASS, categoryCommands, randomHex } from '../acl.js'
-import { NOT_INTEGER, SYNTAX } from '../errors.js'
-import { readInteger } from '../numbers.js'
+import { OK, ReplyError, Status } from '../../../../reply.js'
+import { checkArity, findCommand, type CommandInfo } from '../../../../commands/lookup.js'
+import type { CommandContext, CommandTable, Out } from '../../command.js'
+import { CATEGORIES, WRONGPASS, categoryCommands, randomHex } from '../../acl.js'
+import { AUTH_WITHOUT_PASSWORD, NOT_INTEGER, SYNTAX } from '../../errors.js'
+import { readInteger } from '../../lib/numbers.js'
 
 const NO_ACL_FILE = new ReplyError(
   'ERR This Redis instance is not configured to use an ACL file. You may want to specify users via the ACL SETUSER command and then issue a CONFIG REWRITE (assuming you have a Redis configuration file set) in order to store users in the Redis configuration.',
-)
-const AUTH_WITHOUT_PASSWORD = new ReplyError(
-  'ERR AUTH <password> called without any password configured for the default user. Are you sure your configuration is correct?',
 )
 const GENPASS_RANGE = new ReplyError('ERR ACL GENPASS argument must be the number of bits for the output password, a positive number up to 4096')
 

@@ -1,11 +1,11 @@
-import { OK, ReplyError } from '../../../reply.js'
-import type { CommandTable, CommandContext, Out } from '../command.js'
-import { NOT_INTEGER, wrongArity } from '../errors.js'
-import { readInteger } from '../numbers.js'
-import { readString, checkStringLength, padTo } from './strings/value.js'
-import { set, setnx, setex, psetex, getex } from './strings/set.js'
-import { incr, decr, incrby, decrby, incrbyfloat } from './strings/counters.js'
-import { lcs } from './strings/lcs.js'
+import { OK, ReplyError } from '../../../../reply.js'
+import type { CommandTable, CommandContext, Out } from '../../command.js'
+import { NOT_INTEGER, wrongArity } from '../../errors.js'
+import { readInteger } from '../../lib/numbers.js'
+import { readString, checkStringLength, padTo } from './value.js'
+import { set, setnx, setex, psetex, getex } from './set.js'
+import { incr, decr, incrby, decrby, incrbyfloat } from './counters.js'
+import { lcs } from './lcs.js'
 
 /**
  * The String family (https://redis.io/commands/?group=string), as Redis 7.0 `t_string.c`

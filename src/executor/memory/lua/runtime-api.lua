@@ -1,18 +1,14 @@
-/**
- * First part of the Lua runtime (`runtime.ts` explains the whole): shared helpers, the error
- * plumbing, the `redis` API tables, Redis 7's `pcall`, and the conversion of script results.
- *
- */
-import { luaString, MAX_REPLY_DEPTH, RUNTIME_CHUNK_NAME, type RuntimeConstants } from './runtime-constants.js'
-
-/** Lua source: helpers, API tables, reply conversion. Its locals are used by `runtime-dispatch.ts`. */
-export function apiSource(constants: RuntimeConstants): string {
-  return `
-local MARK, KEY = ${luaString(constants.marker)}, ${luaString(constants.key)}
-local TIMEOUT_ERROR, RESP3_ERROR = ${luaString(constants.timeoutError)}, ${luaString(constants.resp3Error)}
+-- First part of the Lua runtime (runtime.ts explains the whole): shared helpers, the error
+-- plumbing, the redis API tables, Redis 7's pcall, and the conversion of script results.
+-- runtime-dispatch.lua follows it in the same chunk and uses its locals.
+--
+-- The host passes its constants as the chunk's arguments (runtimeArguments in runtime.ts): the
+-- marker of control requests, the dispatcher's key in the string metatable, the time-limit and
+-- RESP3 errors, the Redis version and its number, the deepest reply nesting converted, and the
+-- runtime's chunk name.
+local MARK, KEY, TIMEOUT_ERROR, RESP3_ERROR, REDIS_VERSION, REDIS_VERSION_NUM, MAX_DEPTH, RUNTIME = ...
+REDIS_VERSION_NUM, MAX_DEPTH = tonumber(REDIS_VERSION_NUM), tonumber(MAX_DEPTH)
 local FUEL_MESSAGE = 'Script killed by fuel limit'
-local MAX_DEPTH = ${MAX_REPLY_DEPTH}
-local RUNTIME = ${luaString(RUNTIME_CHUNK_NAME)}
 local rawcall, rawsha1 = redis.pcall, redis.sha1hex
 local type, tostring, tonumber, select, next, rawget, rawset = type, tostring, tonumber, select, next, rawget, rawset
 local setmetatable, getmetatable, error, pcall, xpcall, unpack, loadstring = setmetatable, getmetatable, error, pcall, xpcall, unpack, loadstring
@@ -180,7 +176,7 @@ function api.error_reply(...)
   local space = find(text, ' ', 1, true)
   local code, message = 'ERR', text
   if space then code, message = sub(text, 1, space - 1), sub(text, space + 1) end
-  message = gsub(gsub(message, '^[\\r\\n]+', ''), '[\\r\\n]+$', '')
+  message = gsub(gsub(message, '^[\r\n]+', ''), '[\r\n]+$', '')
   return {err = code .. ' ' .. message}
 end
 function api.status_reply(...)
@@ -206,7 +202,7 @@ local function debugLog() end
 
 local function constants(t)
   t.LOG_DEBUG, t.LOG_VERBOSE, t.LOG_NOTICE, t.LOG_WARNING = 0, 1, 2, 3
-  t.REDIS_VERSION, t.REDIS_VERSION_NUM = ${luaString(constants.version)}, ${constants.versionNumber}
+  t.REDIS_VERSION, t.REDIS_VERSION_NUM = REDIS_VERSION, REDIS_VERSION_NUM
   return t
 end
 local function replicationConstants(t)
@@ -233,15 +229,15 @@ local FUNCTION_API = runtimeApi(false)
 -- Error and status texts as Redis writes them (C strings: cut at NUL; an error's trailing newlines
 -- trimmed; CR and LF inside become spaces, so that the reply stays one line).
 local function cstring(text)
-  local nul = find(text, '\\0', 1, true)
+  local nul = find(text, '\0', 1, true)
   if nul then return sub(text, 1, nul - 1) end
   return text
 end
 local function errorText(text)
-  return (gsub(gsub(cstring(text), '[\\r\\n]+$', ''), '[\\r\\n]', ' '))
+  return (gsub(gsub(cstring(text), '[\r\n]+$', ''), '[\r\n]', ' '))
 end
 local function statusText(text)
-  return (gsub(cstring(text), '[\\r\\n]', ' '))
+  return (gsub(cstring(text), '[\r\n]', ' '))
 end
 
 -- Converts a script's result with Redis's rules (luaReplyToRedisReply) into plain values the
@@ -269,7 +265,7 @@ local function toReply(v, depth)
   f = rawget(v, 'double')
   if type(f) == 'number' then return double(f) end
   f = rawget(v, 'big_number')
-  if type(f) == 'string' then return (gsub(f, '[\\r\\n]', ' ')) end
+  if type(f) == 'string' then return (gsub(f, '[\r\n]', ' ')) end
   f = rawget(v, 'verbatim_string')
   if type(f) == 'table' and type(rawget(f, 'format')) == 'string' and type(rawget(f, 'string')) == 'string' then
     return rawget(f, 'string')
@@ -298,5 +294,3 @@ local function toReply(v, depth)
     out[n] = toReply(item, depth + 1)
   end
 end
-`
-}

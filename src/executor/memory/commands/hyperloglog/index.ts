@@ -1,9 +1,9 @@
-import { OK, ReplyError, Status } from '../../../reply.js'
-import type { CommandContext, CommandTable, Out } from '../command.js'
-import { WRONGTYPE } from '../errors.js'
-import { HllBuffer } from '../hll/buffer.js'
-import { denseMergeInto, denseRegisterOf, denseRegisters, denseSet } from '../hll/dense.js'
-import { estimateRegisters, estimateValue } from '../hll/estimator.js'
+import { OK, ReplyError, Status } from '../../../../reply.js'
+import type { CommandContext, CommandTable, Out } from '../../command.js'
+import { WRONGTYPE } from '../../errors.js'
+import { HllBuffer } from '../../hll/buffer.js'
+import { denseMergeInto, denseRegisterOf, denseRegisters, denseSet } from '../../hll/dense.js'
+import { estimateRegisters, estimateValue } from '../../hll/estimator.js'
 import {
   CACHE_FLAG_OFFSET,
   CARDINALITY_OFFSET,
@@ -20,9 +20,9 @@ import {
   hashElement,
   isHyperLogLog,
   pattern,
-} from '../hll/format.js'
-import { sparseDecode, sparseMergeInto, sparseSet, sparseToDense } from '../hll/sparse.js'
-import { runSelfTest } from '../hll/selftest.js'
+} from '../../hll/format.js'
+import { sparseDecode, sparseMergeInto, sparseSet, sparseToDense } from '../../hll/sparse.js'
+import { runSelfTest } from '../../hll/selftest.js'
 
 /**
  * The HyperLogLog family (https://redis.io/commands/?group=hyperloglog) as Redis 7.0

@@ -1,9 +1,9 @@
-import { ReplyError } from '../../../reply.js'
-import type { CommandTable, CommandContext, Out } from '../command.js'
-import { NOT_INTEGER, invalidExpire, wrongArity } from '../errors.js'
-import { readInteger } from '../numbers.js'
-import { trackFieldDeadline, type HashValue } from '../types/hash.js'
-import { deleteIfEmpty, hashForWrite, hashLimits, readHash } from './hash-access.js'
+import { ReplyError } from '../../../../reply.js'
+import type { CommandTable, CommandContext, Out } from '../../command.js'
+import { NOT_INTEGER, invalidExpire, wrongArity } from '../../errors.js'
+import { readInteger } from '../../lib/numbers.js'
+import { trackFieldDeadline, type HashValue } from '../../types/hash.js'
+import { deleteIfEmpty, hashForWrite, hashLimits, readHash } from './access.js'
 
 /**
  * Hash field expiry: HEXPIRE, HPEXPIRE, HEXPIREAT, HPEXPIREAT, HTTL, HPTTL, HEXPIRETIME,

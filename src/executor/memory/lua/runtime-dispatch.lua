@@ -1,13 +1,7 @@
-/**
- * Second part of the Lua runtime (`runtime.ts` explains the whole): the error handler, the
- * script cache, function libraries with `redis.register_function`, the dispatcher the host
- * calls, and the installation.
- *
- */
+-- Second part of the Lua runtime (runtime.ts explains the whole): the error handler, the script
+-- cache, function libraries with redis.register_function, the dispatcher the host calls, and
+-- the installation. It follows runtime-api.lua in the same chunk.
 
-/** Lua source: handler, scripts, libraries, dispatcher; follows `apiSource` in the same chunk. */
-export function dispatchSource(): string {
-  return `
 -- The error handler of script calls (Redis's __redis__err__handler).
 local failure, handling
 local function handler(e)
@@ -259,5 +253,3 @@ lock(callProxy)
 lock(callMeta)
 if pcall(rawset, strings, KEY .. '.probe', true) then return {err = 'ERR the string metatable stayed writable'} end
 return 1
-`
-}

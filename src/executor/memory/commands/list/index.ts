@@ -1,5 +1,5 @@
-import { NULL_ARRAY, OK, ReplyError } from '../../../reply.js'
-import type { CommandTable, CommandContext, Out } from '../command.js'
+import { NULL_ARRAY, OK, ReplyError } from '../../../../reply.js'
+import type { CommandTable, CommandContext, Out } from '../../command.js'
 import {
   COUNT_NOT_POSITIVE,
   INDEX_OUT_OF_RANGE,
@@ -10,9 +10,9 @@ import {
   SYNTAX,
   WRONGTYPE,
   wrongArity,
-} from '../errors.js'
-import { readInt64, readInteger } from '../numbers.js'
-import { ListValue } from '../types/list.js'
+} from '../../errors.js'
+import { readInt64, readInteger } from '../../lib/numbers.js'
+import { ListValue } from '../../types/list.js'
 
 /**
  * List commands (Redis 7.0 `t_list.c`). The blocking forms (BLPOP, BLMOVE, BLMPOP …) are not

@@ -1,9 +1,9 @@
-import type { CommandTable } from '../command.js'
-import { addCommands } from './zset/add.js'
-import { memberCommands } from './zset/members.js'
-import { popCommands } from './zset/pop.js'
-import { rangeCommands } from './zset/range.js'
-import { setOperationCommands } from './zset/setops.js'
+import type { CommandTable } from '../../command.js'
+import { addCommands } from './add.js'
+import { memberCommands } from './members.js'
+import { popCommands } from './pop.js'
+import { rangeCommands } from './range.js'
+import { setOperationCommands } from './setops.js'
 
 /**
  * Sorted-set commands (t_zset.c), with Redis 7.0.15's replies, errors and argument order. The

@@ -1,10 +1,10 @@
-import type { CommandTable } from '../command.js'
-import { addTrimCommands } from './stream/add-trim.js'
-import { claimCommands } from './stream/claim.js'
-import { deleteCommands } from './stream/delete.js'
-import { groupCommands } from './stream/groups.js'
-import { infoCommands } from './stream/info.js'
-import { readCommands } from './stream/read.js'
+import type { CommandTable } from '../../command.js'
+import { addTrimCommands } from './add-trim.js'
+import { claimCommands } from './claim.js'
+import { deleteCommands } from './delete.js'
+import { groupCommands } from './groups.js'
+import { infoCommands } from './info.js'
+import { readCommands } from './read.js'
 
 /**
  * Stream commands (Redis 7.0 `t_stream.c`), plus XDELEX and XACKDEL from Redis 8.2. The data
