@@ -63,7 +63,8 @@ export class ScriptRun implements ScriptCaller {
     if (info.flags.has('noscript')) return NOT_ALLOWED
     const denied = this.engine.acl.check(this.session.user, info, argv)
     if (denied !== null) return aclError(denied)
-    if (info.flags.has('write') && this.session.script?.readOnly) return WRITE_IN_READ_ONLY
+    // Redis counts commands that may replicate (PUBLISH, PFCOUNT …) as writes here (script.c).
+    if (this.session.script?.readOnly && (info.flags.has('write') || info.hiddenFlags.has('may_replicate'))) return WRITE_IN_READ_ONLY
     // A command the table knows but the engine does not implement is unknown here too.
     if (this.engine.resolve(argv) instanceof ReplyError) return UNKNOWN_COMMAND
     return this.engine.call(this.session, argv, this.now)
