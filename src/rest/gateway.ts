@@ -6,6 +6,7 @@ import { resolveCommand, restAvailability, isReadOnly, readOnlyTokenMay, type Co
 import { TokenStore, generateToken, principalId, type Authenticator, type Principal, type UserTokenEntry } from '../auth/tokens.js'
 import { checkPermission, noPermission } from '../auth/permissions.js'
 import { Limits, type Endpoint, type LimitOptions } from '../auth/limits.js'
+import { GuessThrottle } from '../auth/guess-throttle.js'
 import {
   METHOD_NOT_ALLOWED,
   MAX_DAILY_REQUESTS,
@@ -175,6 +176,13 @@ function isRestToken(command: Command): boolean {
 
 const RESTTOKEN_ARITY = new RestError(400, "ERR wrong number of arguments for 'acl|resttoken' command")
 const RESTTOKEN_UNAVAILABLE = new ReplyError('ERR ACL RESTTOKEN needs a gateway built with a TokenStore')
+/** The read-only token may not mint tokens (it could otherwise guess passwords of stronger users). */
+const RESTTOKEN_READONLY = new RestError(400, noPermission('acl|resttoken'))
+
+/** `ERR too many failed ACL RESTTOKEN attempts …`: the guess throttle refused before checking. */
+function tooManyGuesses(retryAfterMs: number): ReplyError {
+  return new ReplyError(`ERR too many failed ACL RESTTOKEN attempts; try again in ${Math.ceil(retryAfterMs / 1000)} s`)
+}
 
 /** `ERR Wrong password or user "<user>" does not exist` (the source spec's text). */
 function wrongPassword(user: string): ReplyError {
@@ -197,6 +205,7 @@ export function createGateway(options: GatewayOptions): Gateway {
   const limits = new Limits(options)
   const clock = options.clock ?? Date.now
   const checkInterval = options.userTokenCheckInterval ?? 1000
+  const guesses = new GuessThrottle(clock)
   const cors = options.cors === undefined ? undefined : corsPolicy(options.cors)
   const syncPrefix = Date.now().toString(36)
   let writes = 0
@@ -228,7 +237,8 @@ export function createGateway(options: GatewayOptions): Gateway {
     if (admission === undefined) {
       // ACL RESTTOKEN is the gateway's own, whatever the table says of it.
       if (isRestToken(command)) {
-        const refusal = command.length !== 4 ? RESTTOKEN_ARITY : !sized && limits.tooLarge(command) ? MAX_REQUEST_SIZE : null
+        const refusal =
+          command.length !== 4 ? RESTTOKEN_ARITY : principal.kind === 'readonly' ? RESTTOKEN_READONLY : !sized && limits.tooLarge(command) ? MAX_REQUEST_SIZE : null
         return { command, local: true, write: false, refusal }
       }
       admission = resolveAdmission(command)
@@ -325,12 +335,16 @@ export function createGateway(options: GatewayOptions): Gateway {
     return ok
   }
 
-  /** `ACL RESTTOKEN <user> <password>`. */
-  const restToken = async (command: Command): Promise<Reply> => {
+  /** `ACL RESTTOKEN <user> <password>`, failed attempts throttled per principal and per user. */
+  const restToken = async (command: Command, principal: Principal): Promise<Reply> => {
     const user = text(command[2])
     if (store === undefined) return RESTTOKEN_UNAVAILABLE
+    const attempt = guesses.begin(principalId(principal), user)
+    if ('retryAfterMs' in attempt) return tooManyGuesses(attempt.retryAfterMs)
     const password = text(command[3])
-    if (!(await verifyUser(user, password))) return wrongPassword(user)
+    const ok = await verifyUser(user, password)
+    guesses.settle(attempt, ok)
+    if (!ok) return wrongPassword(user)
     return Buffer.from(store.issueUserToken(user, password, clock()))
   }
 
@@ -358,7 +372,7 @@ export function createGateway(options: GatewayOptions): Gateway {
   }
 
   /** A pipeline's rows in order: runs of executor rows go as one pipeline, gateway rows between them. */
-  const runPipeline = async (rows: readonly Row[], context: CallContext): Promise<Reply[]> => {
+  const runPipeline = async (rows: readonly Row[], context: CallContext, principal: Principal): Promise<Reply[]> => {
     if (rows.every((row) => row.refusal === null && !row.local)) {
       return executor.pipeline(
         rows.map((row) => row.command),
@@ -382,7 +396,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       if (row.refusal !== null) replies[i] = new ReplyError(row.refusal.message)
       else if (row.local) {
         await flush()
-        replies[i] = await restToken(row.command)
+        replies[i] = await restToken(row.command, principal)
       } else batch.push(i)
     }
     await flush()
@@ -414,7 +428,7 @@ export function createGateway(options: GatewayOptions): Gateway {
         if (!limits.take(1)) return fail(MAX_DAILY_REQUESTS)
         usage('command', 1)
         if (isWriteRow(row)) writes++
-        const reply = row.local ? await restToken(row.command) : await executor.exec(row.command, context)
+        const reply = row.local ? await restToken(row.command, principal) : await executor.exec(row.command, context)
         if (store !== undefined && store.userTokenCount > 0) noticeAclChanges([row.command])
         return render(reply, format)
       }
@@ -424,7 +438,7 @@ export function createGateway(options: GatewayOptions): Gateway {
         const taken = takeDaily(rows)
         if (taken > 0) usage('pipeline', taken)
         counted(rows)
-        const replies = await runPipeline(rows, context)
+        const replies = await runPipeline(rows, context, principal)
         if (store !== undefined && store.userTokenCount > 0) noticeAclChanges(rows.filter((row) => row.refusal === null).map((row) => row.command))
         if (format.resp2) {
           return { status: 200, headers: headers('application/octet-stream'), body: Buffer.concat(replies.map(encodeReply)) }
@@ -451,7 +465,7 @@ export function createGateway(options: GatewayOptions): Gateway {
         // ACL RESTTOKEN rows are answered after the transaction ran: they see its ACL changes.
         let next = 0
         const replies: Reply[] = []
-        for (const row of rows) replies.push(row.local ? await restToken(row.command) : out[next++])
+        for (const row of rows) replies.push(row.local ? await restToken(row.command, principal) : out[next++])
         return json(200, envelopes(replies, format.encoding)) // /multi-exec answers JSON only
       }
       case 'monitor': {
