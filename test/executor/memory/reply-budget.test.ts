@@ -106,6 +106,24 @@ describe('reply limits: a request shares one budget', () => {
     expect(run('LRANGE', 'l', '0', '-1')).toEqual(tooManyElements(100))
   })
 
+  test('whole collections and ranges are checked before they are copied and charged to the request', async () => {
+    const { executor } = memoryEngine({ engine: { maxReplyElements: 250 } })
+    const members = Array.from({ length: 100 }, (_, i) => `m${i}`)
+    executor.execSync(['SADD', 's', ...members])
+    executor.execSync(['HSET', 'h', ...members.flatMap((m) => [m, 'v'])])
+    executor.execSync(['ZADD', 'z', ...members.flatMap((m, i) => [String(i), m])])
+    executor.execSync(['RPUSH', 'l', ...members])
+    const refused = new ReplyError(tooManyElements(250).error)
+    // Alone, each fits (HGETALL and WITHSCORES count two elements per entry) …
+    for (const command of [['SMEMBERS', 's'], ['HKEYS', 'h'], ['HGETALL', 'h'], ['ZRANGE', 'z', '0', '-1', 'WITHSCORES'], ['LRANGE', 'l', '0', '-1']]) {
+      expect(executor.execSync(command)).toHaveLength(command[0] === 'HGETALL' || command.length === 5 ? 200 : 100)
+    }
+    expect(executor.execSync(['ZRANGE', 'z', '0', '-1', 'WITHSCORES'])).toHaveLength(200)
+    // … in one pipeline they share the request's 250 elements.
+    const replies = await executor.pipeline([['SMEMBERS', 's'], ['HGETALL', 'h'], ['HVALS', 'h'], ['ZRANGE', 'z', '0', '49'], ['ZRANGEBYSCORE', 'z', '0', '+inf'], ['LRANGE', 'l', '0', '99']])
+    expect(replies.map((reply) => (reply instanceof ReplyError ? reply : (reply as unknown[]).length))).toEqual([100, refused, 100, 50, refused, refused])
+  })
+
   test('the limits must be positive integers', () => {
     expect(() => new MemoryExecutor({ maxReplyElements: 0 })).toThrow('maxReplyElements must be a positive integer, got 0')
     expect(() => new MemoryExecutor({ maxReplyBytes: 1.5 })).toThrow('maxReplyBytes must be a positive integer, got 1.5')

@@ -113,12 +113,16 @@ function hvals(ctx: CommandContext, argv: readonly string[]): Out {
 function listHash(ctx: CommandContext, key: string, fields: boolean, values: boolean): Out {
   const hash = readHash(ctx, key)
   if (hash instanceof ReplyError) return hash
+  if (hash === undefined) return []
+  // Checked against the engine's reply limits before the entries are copied (reply-budget.ts).
+  const tooLarge = checkElements(ctx, hash.size * (fields && values ? 2 : 1))
+  if (tooLarge !== null) return tooLarge
   const out: string[] = []
-  hash?.forEach((field, value) => {
+  hash.forEach((field, value) => {
     if (fields) out.push(field)
     if (values) out.push(value)
   })
-  return out
+  return chargedReply(ctx, out)
 }
 
 function hincrby(ctx: CommandContext, argv: readonly string[]): Out {

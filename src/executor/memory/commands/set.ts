@@ -93,7 +93,9 @@ function smismember(ctx: CommandContext, argv: readonly string[]): Out {
 function smembers(ctx: CommandContext, argv: readonly string[]): Out {
   const set = readSet(ctx, argv[1])
   if (set instanceof ReplyError) return set
-  return set?.members() ?? []
+  if (set === undefined) return []
+  // Checked against the engine's reply limits before the members are copied (reply-budget.ts).
+  return checkElements(ctx, set.size) ?? chargedReply(ctx, set.members())
 }
 
 /** `SMOVE source destination member`: a missing source answers 0 before any type check. */
