@@ -124,6 +124,18 @@ describe('reply limits: a request shares one budget', () => {
     expect(replies.map((reply) => (reply instanceof ReplyError ? reply : (reply as unknown[]).length))).toEqual([100, refused, 100, 50, refused, refused])
   })
 
+  test("a script's commands draw on its caller's request", async () => {
+    const { executor, run } = memoryEngine({ engine: { maxReplyElements: 1000 } })
+    run('SADD', 'c', 'a')
+    const script = "local n = 0 for i = 1, 3 do n = n + #redis.call('SRANDMEMBER', 'c', '-400') end return n"
+    const alone = run('EVAL_RO', script, '0') as { error: string }
+    expect(alone.error).toMatch(/^ERR reply exceeds the limit of 1000 elements per request .* script: /)
+    const [first, second] = await executor.pipeline([['SRANDMEMBER', 'c', '-700'], ['EVAL_RO', "return #redis.call('SRANDMEMBER', 'c', '-400')", '0']])
+    expect(first).toHaveLength(700)
+    expect(second).toBeInstanceOf(ReplyError)
+    expect(run('EVAL_RO', "return #redis.call('SRANDMEMBER', 'c', '-400')", '0')).toBe(400)
+  })
+
   test('the limits must be positive integers', () => {
     expect(() => new MemoryExecutor({ maxReplyElements: 0 })).toThrow('maxReplyElements must be a positive integer, got 0')
     expect(() => new MemoryExecutor({ maxReplyBytes: 1.5 })).toThrow('maxReplyBytes must be a positive integer, got 1.5')
