@@ -124,6 +124,16 @@ describe('reply limits: a request shares one budget', () => {
     expect(replies.map((reply) => (reply instanceof ReplyError ? reply : (reply as unknown[]).length))).toEqual([100, refused, 100, 50, refused, refused])
   })
 
+  test('SORT checks its reply, GET patterns multiplying it, before sorting', () => {
+    const { run } = memoryEngine({ engine: { maxReplyElements: 100 } })
+    run('RPUSH', 'l', ...Array.from({ length: 30 }, (_, i) => String(i)))
+    expect(run('SORT_RO', 'l', 'GET', '#', 'GET', '#', 'GET', '#')).toHaveLength(90)
+    expect(run('SORT_RO', 'l', 'GET', '#', 'GET', '#', 'GET', '#', 'GET', '#')).toEqual(tooManyElements(100))
+    expect(run('SORT_RO', 'l', 'LIMIT', '0', '25', 'GET', '#', 'GET', '#', 'GET', '#', 'GET', '#')).toHaveLength(100)
+    // Stored, the result is no reply: not limited.
+    expect(run('SORT', 'l', 'GET', '#', 'GET', '#', 'GET', '#', 'GET', '#', 'STORE', 'dst')).toBe(120)
+  })
+
   test("a script's commands draw on its caller's request", async () => {
     const { executor, run } = memoryEngine({ engine: { maxReplyElements: 1000 } })
     run('SADD', 'c', 'a')
