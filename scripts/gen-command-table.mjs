@@ -356,7 +356,7 @@ function rawFindKeys(spec) {
   fail(`unknown find_keys type ${type}`)
 }
 
-function row(record, group, since, extra) {
+function row(record, group, since, block, hiddenFlags) {
   const keySpecs = record.keySpecs.map((spec) => {
     const raw = [spec.flags.join(' '), rawBeginSearch(spec), rawFindKeys(spec)]
     if (spec.notes !== undefined) raw.push(spec.notes)
@@ -374,8 +374,12 @@ function row(record, group, since, extra) {
     since,
     keySpecs,
   ]
-  if (record.tips.length > 0 || extra) out.push(record.tips.join(' '))
-  if (extra) out.push({ block: extra })
+  const extra = {}
+  if (block) extra.block = block
+  if (hiddenFlags.length > 0) extra.hidden_flags = hiddenFlags.join(' ')
+  const hasExtra = Object.keys(extra).length > 0
+  if (record.tips.length > 0 || hasExtra) out.push(record.tips.join(' '))
+  if (hasExtra) out.push(extra)
   return JSON.stringify(out)
 }
 
@@ -449,18 +453,21 @@ async function main() {
   }
   if (skipped.length > 0) console.log(`overlay entries the server already has (server data kept): ${skipped.join(' ')}`)
 
+  const hiddenFlags = readHiddenFlags(overlay, records)
+  const hiddenOf = (name) => [...hiddenFlags].filter(([, names]) => names.has(name)).map(([flag]) => flag)
+
   const lines = []
   let commandCount = 0
   let subcommandCount = 0
   for (const name of [...records.keys()].sort()) {
     const record = records.get(name)
     const commandDocs = docs.get(name)
-    lines.push(row(record, commandDocs.group, commandDocs.since ?? '', deriveBlock(record, commandDocs)))
+    lines.push(row(record, commandDocs.group, commandDocs.since ?? '', deriveBlock(record, commandDocs), hiddenOf(name)))
     commandCount++
     for (const sub of [...record.subcommands].sort((a, b) => (a.name < b.name ? -1 : 1))) {
       const subDocs = commandDocs.subcommands?.[sub.name]
       if (!subDocs) fail(`COMMAND DOCS has no entry for ${sub.name}`)
-      lines.push(row(sub, subDocs.group, subDocs.since ?? '', deriveBlock(sub, subDocs)))
+      lines.push(row(sub, subDocs.group, subDocs.since ?? '', deriveBlock(sub, subDocs), hiddenOf(sub.name)))
       subcommandCount++
     }
   }
@@ -511,6 +518,26 @@ async function main() {
     `wrote ${path.relative(root, tablePath)} (${table.length} bytes) and ${path.relative(root, docsPath)} (${docsFile.length} bytes): ` +
       `${counts}; server ${server.version}`,
   )
+}
+
+/**
+ * The overlay's `hidden_flags`: flag name → the commands that carry it. Every name must be a
+ * command of the table, so a typo fails loudly instead of leaving a command unflagged.
+ */
+function readHiddenFlags(overlay, records) {
+  const section = overlay.hidden_flags
+  const out = new Map()
+  if (section === undefined) return out
+  if (!section.sources?.length) fail('overlay hidden_flags: no sources')
+  const known = new Set()
+  for (const record of records.values()) for (const r of [record, ...record.subcommands]) known.add(r.name)
+  for (const [flag, names] of Object.entries(section)) {
+    if (flag.startsWith('$') || flag === 'sources') continue
+    if (!Array.isArray(names)) fail(`overlay hidden_flags.${flag}: not a list of command names`)
+    for (const name of names) if (!known.has(name)) fail(`overlay hidden_flags.${flag}: unknown command ${name}`)
+    out.set(flag, new Set(names))
+  }
+  return out
 }
 
 function collectModuleCategories(records, coreCategories) {

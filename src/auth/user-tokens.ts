@@ -9,7 +9,8 @@
 import { bytesEqual, sha256Hex } from './digest.js'
 import { ReplyError, type Arg, type Command, type Reply } from '../reply.js'
 import type { Executor } from '../executor/executor.js'
-import { TokenStore, generateToken, type Authenticator, type Principal, type UserTokenEntry } from './tokens.js'
+import { TokenStore, generateToken, principalId, type Authenticator, type Principal, type UserTokenEntry } from './tokens.js'
+import { GuessThrottle } from './guess-throttle.js'
 
 /** What {@link createRequestAuth} needs. */
 export interface RequestAuthOptions {
@@ -25,7 +26,7 @@ export interface RequestAuth {
   /** The principal of a presented token; undefined for none, an unknown one, or a revoked user's. */
   authenticate(presented: string | undefined): Promise<Principal | undefined> | Principal | undefined
   /** `ACL RESTTOKEN <user> <password>`: a token for the user, or the error reply. */
-  restToken(command: Command): Promise<Reply>
+  restToken(command: Command, principal: Principal): Promise<Reply>
   /** ACL commands that ran through the gateway: the tokens of the users they touch are checked again. */
   noticeAclChanges(commands: readonly Command[]): void
   /** Whether any ACL user's token is live (only then do ACL changes need noticing). */
@@ -50,6 +51,11 @@ export function isWord(arg: Arg | undefined, lower: string): boolean {
 }
 
 const RESTTOKEN_UNAVAILABLE = new ReplyError('ERR ACL RESTTOKEN needs a gateway built with a TokenStore')
+
+/** `ERR too many failed ACL RESTTOKEN attempts …`: the guess throttle refused before checking. */
+function tooManyGuesses(retryAfterMs: number): ReplyError {
+  return new ReplyError(`ERR too many failed ACL RESTTOKEN attempts; try again in ${Math.ceil(retryAfterMs / 1000)} s`)
+}
 
 /** `ERR Wrong password or user "<user>" does not exist` (the source spec's text). */
 function wrongPassword(user: string): ReplyError {
@@ -93,6 +99,7 @@ export function createRequestAuth(options: RequestAuthOptions): RequestAuth {
   const { executor, auth, clock, checkInterval } = options
   const store = auth instanceof TokenStore ? auth : undefined
   const pendingChecks = new Map<UserTokenEntry, Promise<boolean>>()
+  const guesses = new GuessThrottle(clock)
 
   /** Confirms (again) that an ACL user's token still opens its user; false revokes it. */
   const confirm = async (entry: UserTokenEntry): Promise<boolean> => {
@@ -126,11 +133,16 @@ export function createRequestAuth(options: RequestAuthOptions): RequestAuth {
       if (found === undefined) return undefined
       return found.entry === undefined ? found.principal : confirmed(found.principal, found.entry)
     },
-    async restToken(command) {
+    // Failed attempts are throttled per principal and per user name (guess-throttle.ts).
+    async restToken(command, principal) {
       const user = text(command[2])
       if (store === undefined) return RESTTOKEN_UNAVAILABLE
+      const attempt = guesses.begin(principalId(principal), user)
+      if ('retryAfterMs' in attempt) return tooManyGuesses(attempt.retryAfterMs)
       const password = text(command[3])
-      if (!(await verifyUser(executor, user, password))) return wrongPassword(user)
+      const ok = await verifyUser(executor, user, password)
+      guesses.settle(attempt, ok)
+      if (!ok) return wrongPassword(user)
       return Buffer.from(store.issueUserToken(user, password, clock()))
     },
     noticeAclChanges(commands) {

@@ -54,6 +54,11 @@ export interface CommandInfo {
   readonly arity: number
   /** Command flags (`readonly`, `write`, `blocking`, …); iteration follows Redis's order. */
   readonly flags: ReadonlySet<string>
+  /**
+   * Flags Redis has but keeps out of `COMMAND INFO`: `may_replicate` (PUBLISH, SPUBLISH, PFCOUNT,
+   * EVAL, EVALSHA, FCALL), which read-only scripts refuse like a write.
+   */
+  readonly hiddenFlags: ReadonlySet<string>
   /** ACL categories as Redis writes them (`@read`, `@dangerous`, …); iteration follows Redis's order. */
   readonly categories: ReadonlySet<string>
   /** First key position of the legacy `COMMAND INFO` key triple (0: no fixed key range). */
@@ -122,6 +127,7 @@ function build(row: CommandRow, parent: CommandInfo | undefined): CommandInfo {
     name,
     arity,
     flags: new Set(words(flags)),
+    hiddenFlags: new Set(words(extra?.hidden_flags)),
     categories: new Set(words(categories)),
     firstKey,
     lastKey,

@@ -38,10 +38,16 @@ export type RawKeySpec = readonly [flags: string, beginSearch: RawBeginSearch, f
  * - `block`: for commands flagged `blocking` that only block when an optional token is given
  *   (`XREAD … BLOCK ms …`): the token, the keyword that ends the options, and the number of
  *   values each option token takes (from the `COMMAND DOCS` argument list).
+ * - `hidden_flags`: flags the server has but does not show (`CommandInfo.hiddenFlags` in `lookup.ts`).
  * @public
  */
 export interface RawExtra {
   readonly block?: readonly [token: string, stop: string, options: Readonly<Record<string, number>>]
+  /**
+   * Flags Redis keeps out of `COMMAND INFO`, space-separated (`may_replicate`), from the
+   * overlay's `hidden_flags`.
+   */
+  readonly hidden_flags?: string
 }
 
 /**

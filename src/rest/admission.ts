@@ -74,6 +74,8 @@ function isRestToken(command: Command): boolean {
 }
 
 const RESTTOKEN_ARITY = new RestError(400, "ERR wrong number of arguments for 'acl|resttoken' command")
+/** The read-only token may not mint tokens (it could otherwise guess passwords of stronger users). */
+const RESTTOKEN_READONLY = new RestError(400, noPermission('acl|resttoken'))
 
 function commandName(command: Command): string {
   const name = command[0]
@@ -99,7 +101,14 @@ export class Admission {
     if (verdict === undefined) {
       // ACL RESTTOKEN is the gateway's own, whatever the table says of it.
       if (isRestToken(command)) {
-        const refusal = command.length !== 4 ? RESTTOKEN_ARITY : !sized && this.limits.tooLarge(command) ? MAX_REQUEST_SIZE : null
+        const refusal =
+          command.length !== 4
+            ? RESTTOKEN_ARITY
+            : principal.kind === 'readonly'
+              ? RESTTOKEN_READONLY
+              : !sized && this.limits.tooLarge(command)
+                ? MAX_REQUEST_SIZE
+                : null
         return { command, local: true, write: false, refusal }
       }
       verdict = resolveVerdict(command)

@@ -48,7 +48,7 @@ export async function runCommand(runtime: CallRuntime, call: CallOf<'command'>, 
   if (row.refusal !== null) return responses.fail(row.refusal)
   if (!admission.charge(caller.principal, 'command', 1)) return responses.fail(MAX_DAILY_REQUESTS)
   if (isWriteRow(row)) responses.wrote()
-  const reply = row.local ? await auth.restToken(row.command) : await runtime.executor.exec(row.command, caller.context)
+  const reply = row.local ? await auth.restToken(row.command, caller.principal) : await runtime.executor.exec(row.command, caller.context)
   if (auth.watchesAcl) auth.noticeAclChanges([row.command])
   return responses.reply(reply, caller.format)
 }
@@ -58,14 +58,15 @@ export async function runPipeline(runtime: CallRuntime, call: CallOf<'pipeline'>
   const rows = admission.admitAll(caller.principal, call.commands, body)
   admission.chargeRows(caller.principal, rows)
   countWrites(runtime, rows)
-  const replies = await pipelineReplies(runtime, rows, caller.context)
+  const replies = await pipelineReplies(runtime, rows, caller)
   if (auth.watchesAcl) auth.noticeAclChanges(rows.filter((row) => row.refusal === null).map((row) => row.command))
   return runtime.responses.replies(replies, caller.format)
 }
 
 /** A pipeline's rows in order: runs of executor rows go as one pipeline, gateway rows between them. */
-async function pipelineReplies(runtime: CallRuntime, rows: readonly Row[], context: CallContext): Promise<Reply[]> {
+async function pipelineReplies(runtime: CallRuntime, rows: readonly Row[], caller: Caller): Promise<Reply[]> {
   const { executor } = runtime
+  const { context } = caller
   if (rows.every((row) => row.refusal === null && !row.local)) {
     return executor.pipeline(
       rows.map((row) => row.command),
@@ -89,7 +90,7 @@ async function pipelineReplies(runtime: CallRuntime, rows: readonly Row[], conte
     if (row.refusal !== null) replies[i] = new ReplyError(row.refusal.message)
     else if (row.local) {
       await flush()
-      replies[i] = await runtime.auth.restToken(row.command)
+      replies[i] = await runtime.auth.restToken(row.command, caller.principal)
     } else batch.push(i)
   }
   await flush()
@@ -115,7 +116,7 @@ export async function runTransaction(runtime: CallRuntime, call: CallOf<'transac
   // ACL RESTTOKEN rows are answered after the transaction ran: they see its ACL changes.
   let next = 0
   const replies: Reply[] = []
-  for (const row of rows) replies.push(row.local ? await auth.restToken(row.command) : out[next++])
+  for (const row of rows) replies.push(row.local ? await auth.restToken(row.command, caller.principal) : out[next++])
   return responses.replies(replies, { ...caller.format, resp2: false }) // /multi-exec answers JSON only
 }
 

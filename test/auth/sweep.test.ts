@@ -295,9 +295,15 @@ describe.skipIf(sweepSkip !== null)(`enforcement sweep${sweepSkip ? ` (skipped: 
               const outcome = await call(principal.send, principal.token, form, instance.words)
               const shown = `${principal.name} ${form}: ${instance.words.join(' ')}`
               if (resttoken) {
-                // Answered by the gateway for every principal (it checks a password and runs
-                // nothing); inside a script it is not a command at all.
-                const expected = form === 'eval_ro' || form === 'fcall_ro' ? /^ERR / : /^ERR (Wrong password|wrong number)/
+                // Answered by the gateway (it checks a password and runs nothing), refused to the
+                // read-only token, throttled after a few failures; inside a script it is not a
+                // command at all.
+                const expected =
+                  form === 'eval_ro' || form === 'fcall_ro'
+                    ? /^ERR /
+                    : principal.token === READONLY
+                      ? /^NOPERM /
+                      : /^ERR (Wrong password|wrong number|too many failed ACL RESTTOKEN attempts)/
                 if (!expected.test(outcome.error ?? '')) failures.push(`${shown} -> ${outcome.error ?? 'a result'}`)
               } else if (!allowed && !isRefusal(outcome.error, form)) {
                 failures.push(`${shown}: ran (${outcome.status} ${outcome.error ?? 'result'}) but the principal may not run it`)

@@ -176,6 +176,19 @@ const readOnly: DiffCase[] = [
       ['EVAL', "#!lua\nreturn redis.call('SET', 'a', 'b')", '0'], ['GET', 'a'],
     ],
   },
+  {
+    name: 'Read-only scripts refuse the commands that may replicate (PUBLISH, SPUBLISH, PFCOUNT) like writes',
+    commands: [
+      ['PFADD', 'h', 'a', 'b'],
+      ['EVAL_RO', "return redis.call('PUBLISH', 'news', 'x')", '0'], ['EVAL_RO', "return redis.pcall('PUBLISH', 'news', 'x')", '0'],
+      ['EVAL_RO', "return redis.call('SPUBLISH', 'news', 'x')", '0'], ['EVAL_RO', "return redis.call('PFCOUNT', 'h')", '1', 'h'],
+      ['EVAL', "#!lua flags=no-writes\nreturn redis.call('PUBLISH', 'news', 'x')", '0'],
+      ['EVAL', "#!lua flags=no-writes\nreturn redis.pcall('PFCOUNT', 'h')", '1', 'h'],
+      ['EVAL', "return redis.call('PUBLISH', 'news', 'x')", '0'], ['EVAL', "return redis.call('PFCOUNT', 'h')", '1', 'h'],
+      ['SCRIPT', 'LOAD', "return redis.call('PUBLISH', 'news', 'y')"],
+      ['EVALSHA_RO', sha1("return redis.call('PUBLISH', 'news', 'y')"), '0'],
+    ],
+  },
 ]
 
 const shebang: DiffCase[] = [

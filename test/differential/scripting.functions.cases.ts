@@ -96,6 +96,14 @@ export const functionCases: DiffCase[] = [
     ],
   },
   {
+    name: 'no-writes functions refuse the commands that may replicate (PUBLISH, PFCOUNT)',
+    commands: [
+      FLUSH, ['PFADD', 'h', 'a'],
+      load('pub', "redis.register_function{function_name='pub', callback=function() return redis.call('PUBLISH', 'news', 'x') end, flags={'no-writes'}}", "redis.register_function{function_name='cnt', callback=function(keys) return redis.pcall('PFCOUNT', keys[1]) end, flags={'no-writes'}}"),
+      ['FCALL_RO', 'pub', '0'], ['FCALL', 'pub', '0'], ['FCALL_RO', 'cnt', '1', 'h'], ['FCALL', 'cnt', '1', 'h'],
+    ],
+  },
+  {
     name: 'Errors inside functions name the function and @user_function',
     commands: [
       FLUSH,

@@ -1,6 +1,7 @@
 import type { NullArray, ReplyError, Status } from '../../reply.js'
 import type { Database } from './keyspace.js'
 import type { Engine } from './engine.js'
+import type { ReplyBudget } from './reply-budget.js'
 
 /**
  * A reply inside the engine. Same shape as {@link Reply} except that a bulk string is a binary
@@ -22,6 +23,11 @@ export interface Session {
   readonly id: number
   /** Set while a script runs, so commands it calls know where they come from. */
   script?: ScriptState
+  /**
+   * The reply room left to the request this session runs (a pipeline, a transaction); absent,
+   * each command gets the engine's whole limits (see `reply-budget.ts`).
+   */
+  replyBudget?: ReplyBudget
 }
 
 /** What a running script restricts: read-only scripts and `no-writes` functions refuse writes. */

@@ -10,6 +10,7 @@ import { formatMonitorLine, monitorTiming } from './monitor.js'
 import { PubSub } from './pubsub.js'
 import { Acl } from './acl.js'
 import { mayChangeConnectionState } from '../connection-state.js'
+import { DEFAULT_MAX_REPLY_BYTES, DEFAULT_MAX_REPLY_ELEMENTS, UNCHARGED_STRING_BYTES, chargeReply, requestBudget, tooManyElements } from './reply-budget.js'
 
 /** Options of the in-memory engine. @public */
 export interface EngineOptions {
@@ -24,6 +25,19 @@ export interface EngineOptions {
    * with an error and its effects so far stay. Default 5000, Redis's `busy-reply-threshold`.
    */
   readonly scriptTimeLimit?: number
+  /**
+   * Most elements (array items at any depth) the replies of one request may hold: a pipeline or
+   * transaction of the memory executor, else one command. A command whose reply would pass it
+   * answers `ERR reply exceeds the limit of … elements per request …` instead; the commands that
+   * build large replies (RAND* with a count, ranges, whole collections) check before building.
+   * Redis has no such limit (it streams replies); default 1,048,576 (2^20).
+   */
+  readonly maxReplyElements?: number
+  /**
+   * Most bytes of bulk strings the replies of one request may hold (as `maxReplyElements`).
+   * Default 512 MiB, Redis's `proto-max-bulk-len`.
+   */
+  readonly maxReplyBytes?: number
 }
 
 /** A command that passed the queue-time checks: its handler and full name. */
@@ -98,6 +112,10 @@ export class Engine {
   readonly acl = new Acl()
   /** Time limit of Lua scripts in ms ({@link EngineOptions.scriptTimeLimit}). */
   readonly scriptTimeLimit: number
+  /** {@link EngineOptions.maxReplyElements}. */
+  readonly maxReplyElements: number
+  /** {@link EngineOptions.maxReplyBytes}. */
+  readonly maxReplyBytes: number
   private readonly monitors = new Set<(line: string) => void>()
   /**
    * Commands without subcommands by the first word as sent (`GET`, `get`): one Map lookup
@@ -112,6 +130,8 @@ export class Engine {
     this.databases = Array.from({ length: count }, (_, index) => new Database(index))
     this.clock = options.clock ?? Date.now
     this.scriptTimeLimit = options.scriptTimeLimit ?? 5000
+    this.maxReplyElements = positiveLimit(options.maxReplyElements, DEFAULT_MAX_REPLY_ELEMENTS, 'maxReplyElements')
+    this.maxReplyBytes = positiveLimit(options.maxReplyBytes, DEFAULT_MAX_REPLY_BYTES, 'maxReplyBytes')
     this.config = defaultConfig(count)
     this.stats = {
       commandsProcessed: 0,
@@ -192,7 +212,15 @@ export class Engine {
       return this.countError(EXEC_ABORT)
     }
     const now = this.clock()
-    const replies = resolved.map((entry, i) => this.run(session, commands[i], entry, now))
+    // The block's replies share one budget, unless the caller's request already has one.
+    const ownBudget = session.replyBudget === undefined
+    if (ownBudget) session.replyBudget = requestBudget(this)
+    let replies: Out[]
+    try {
+      replies = resolved.map((entry, i) => this.run(session, commands[i], entry, now))
+    } finally {
+      if (ownBudget) session.replyBudget = undefined
+    }
     this.feedMonitors(session, EXEC_ARGV)
     this.countControl('exec', false)
     return replies
@@ -245,6 +273,7 @@ export class Engine {
       // A bug in one handler must not take the engine (or the gateway) down with it.
       reply = new ReplyError(`ERR internal error in '${resolved.name}': ${(error as Error)?.message ?? error}`)
     }
+    reply = this.boundReply(session, reply)
     counters.calls++
     if (timed) {
       counters.usec += (monotonic.now() - started) * 1000
@@ -256,6 +285,20 @@ export class Engine {
       this.countError(reply)
     } else if (resolved.write) this.stats.changesSinceSave++
     if (monitorAt === 'after') this.feedMonitors(session, argv)
+    return reply
+  }
+
+  /**
+   * The second line of reply accounting (`reply-budget.ts`): bulk strings are charged to the
+   * request, and an array longer than the element limit is refused (commands that build large
+   * arrays check before building; this catches the others before the reply is converted).
+   */
+  private boundReply(session: Session, reply: Out): Out {
+    if (typeof reply === 'string') {
+      if (reply.length < UNCHARGED_STRING_BYTES) return reply
+      return chargeReply(session, this, 0, reply.length) ?? reply
+    }
+    if (Array.isArray(reply) && reply.length > this.maxReplyElements) return tooManyElements(this)
     return reply
   }
 
@@ -328,6 +371,13 @@ export class Engine {
     this.monitors.clear()
     this.pubsub.close()
   }
+}
+
+/** An engine limit from its option: a positive integer, or the default when not given. */
+function positiveLimit(value: number | undefined, fallback: number, name: string): number {
+  if (value === undefined) return fallback
+  if (!Number.isSafeInteger(value) || value < 1) throw new RangeError(`${name} must be a positive integer, got ${value}`)
+  return value
 }
 
 /** The time of a command whose clock has not been read yet. */

@@ -35,13 +35,6 @@ export const NUMKEYS_NOT_POSITIVE = new ReplyError('ERR numkeys should be greate
 export const COUNT_NOT_POSITIVE = new ReplyError('ERR count should be greater than 0')
 /** SRANDMEMBER / HRANDFIELD / ZRANDMEMBER: a count outside [-LONG_MAX, LONG_MAX] (i.e. LONG_MIN). */
 export const OUT_OF_LONG_RANGE = new ReplyError('ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807')
-/**
- * The engine's own refusal of a random sample with repetitions (negative count) larger than it
- * can build: Redis would stream such a reply until memory runs out; this engine answers at once.
- */
-export const SAMPLE_TOO_LARGE = new ReplyError('ERR count exceeds the largest reply of the in-memory engine (16777216 elements)')
-/** Largest reply {@link SAMPLE_TOO_LARGE} allows. */
-export const MAX_SAMPLE_REPLY = 2 ** 24
 
 /** `ERR invalid expire time in '<command>' command` */
 export function invalidExpire(commandName: string): ReplyError {

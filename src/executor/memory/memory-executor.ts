@@ -5,6 +5,7 @@ import type { Out, Session } from './command.js'
 import { Engine, type EngineOptions } from './engine.js'
 import { toPubSubEvent, type PubSubReply } from './pubsub.js'
 import { asBuffer } from '../../resp/protocol.js'
+import { requestBudget } from './reply-budget.js'
 
 /** Options of {@link MemoryExecutor}. @public */
 export type MemoryExecutorOptions = EngineOptions
@@ -39,6 +40,8 @@ export class MemoryExecutor implements Executor {
   pipeline(commands: readonly Command[], context?: CallContext): Promise<Reply[]> {
     if (this.closed) return CLOSED()
     const session = this.session(context)
+    // The pipeline is one request: its replies share one budget (see reply-budget.ts).
+    session.replyBudget = requestBudget(this.engine)
     return Promise.resolve(commands.map((command) => this.run(command, context, session)))
   }
 

@@ -7,6 +7,7 @@ import { HashValue } from '../../types/hash.js'
 import { ListValue } from '../../types/list.js'
 import { SetValue } from '../../types/set.js'
 import { partialSort } from '../../lib/pqsort.js'
+import { chargedReply, checkElements } from '../../reply-budget.js'
 
 /**
  * SORT and SORT_RO (Redis 7.0 `sort.c`) over lists, sets and sorted sets:
@@ -227,6 +228,13 @@ function sortGeneric(ctx: CommandContext, argv: readonly string[], readOnly: boo
     }
   }
 
+  if (options.store === null) {
+    // Each GET pattern multiplies the reply: checked against the engine's reply limits before
+    // anything is sorted or looked up (reply-budget.ts).
+    const tooLarge = checkElements(ctx, Math.max(0, end - start + 1) * Math.max(1, options.gets.length))
+    if (tooLarge !== null) return tooLarge
+  }
+
   const entries: SortEntry[] = elements.map((element) => ({ element, score: 0, weight: null }))
   if (!dontSort) {
     const weightOf = by === null ? elementItself : compilePattern(by)
@@ -255,7 +263,7 @@ function sortGeneric(ctx: CommandContext, argv: readonly string[], readOnly: boo
     if (gets.length === 0) output.push(element)
     for (const get of gets) output.push(get(ctx, element))
   }
-  if (options.store === null) return output
+  if (options.store === null) return chargedReply(ctx, output)
   const stored = output.map((item) => item ?? '')
   if (stored.length > 0) ctx.db.set(options.store, new ListValue(stored))
   else ctx.db.delete(options.store, ctx.now)

@@ -3,13 +3,11 @@ import type { CommandTable, CommandContext, Out } from '../../command.js'
 import {
   HASH_NOT_FLOAT,
   HASH_NOT_INTEGER,
-  MAX_SAMPLE_REPLY,
   NAN_OR_INFINITY,
   NOT_FLOAT,
   NOT_INTEGER,
   OUT_OF_LONG_RANGE,
   OVERFLOW,
-  SAMPLE_TOO_LARGE,
   SYNTAX,
   wrongArity,
 } from '../../errors.js'
@@ -20,6 +18,7 @@ import { stringMatch as globMatch } from '../../lib/glob.js'
 import { deleteIfEmpty, hashForWrite, hashLimits, readHash } from './access.js'
 import { hashExpiryCommands } from './expiry.js'
 import { EMPTY_SCAN, INVALID_CURSOR, parseScanCursor, parseScanOptions } from '../generic/scan-options.js'
+import { chargedReply, chargedSample, checkElements } from '../../reply-budget.js'
 
 /**
  * Hash commands (t_hash.c). Replies and errors follow Redis 7.0.15; fields with a TTL (Redis 7.4,
@@ -114,12 +113,16 @@ function hvals(ctx: CommandContext, argv: readonly string[]): Out {
 function listHash(ctx: CommandContext, key: string, fields: boolean, values: boolean): Out {
   const hash = readHash(ctx, key)
   if (hash instanceof ReplyError) return hash
+  if (hash === undefined) return []
+  // Checked against the engine's reply limits before the entries are copied (reply-budget.ts).
+  const tooLarge = checkElements(ctx, hash.size * (fields && values ? 2 : 1))
+  if (tooLarge !== null) return tooLarge
   const out: string[] = []
-  hash?.forEach((field, value) => {
+  hash.forEach((field, value) => {
     if (fields) out.push(field)
     if (values) out.push(value)
   })
-  return out
+  return chargedReply(ctx, out)
 }
 
 function hincrby(ctx: CommandContext, argv: readonly string[]): Out {
@@ -171,8 +174,17 @@ function hrandfield(ctx: CommandContext, argv: readonly string[]): Out {
   const hash = readHash(ctx, argv[1])
   if (hash instanceof ReplyError) return hash
   if (hash === undefined || count === 0n) return []
-  if (count < 0n && -count * (withValues ? 2n : 1n) > BigInt(MAX_SAMPLE_REPLY)) return SAMPLE_TOO_LARGE
-  return randomFields(hash, count, withValues)
+  // The reply is checked against the engine's reply limits before it is built (reply-budget.ts).
+  const width = withValues ? 2 : 1
+  if (count < 0n) return chargedSample(ctx, Number(-count), width, (out) => pushEntry(out, hash.randomEntry(), withValues))
+  const tooLarge = checkElements(ctx, Math.min(Number(count), hash.size) * width)
+  if (tooLarge !== null) return tooLarge
+  return chargedReply(ctx, randomFields(hash, count, withValues))
+}
+
+function pushEntry(out: string[], [field, value]: readonly [string, string], withValues: boolean): void {
+  out.push(field)
+  if (withValues) out.push(value)
 }
 
 /**
@@ -180,7 +192,7 @@ function hrandfield(ctx: CommandContext, argv: readonly string[]): Out {
  * with repetition; a positive count never repeats a field and returns the whole hash when it is
  * at least the hash's size. Small (listpack) hashes give a unique sample in hash order.
  */
-function randomFields(hash: HashValue, count: bigint, withValues: boolean): Out {
+function randomFields(hash: HashValue, count: bigint, withValues: boolean): string[] {
   const out: string[] = []
   const emit = (field: string, value: string) => {
     out.push(field)

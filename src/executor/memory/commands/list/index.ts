@@ -13,6 +13,7 @@ import {
 } from '../../errors.js'
 import { readInt64, readInteger } from '../../lib/numbers.js'
 import { ListValue } from '../../types/list.js'
+import { chargedReply, checkElements } from '../../reply-budget.js'
 
 /**
  * List commands (Redis 7.0 `t_list.c`). The blocking forms (BLPOP, BLMOVE, BLMPOP …) are not
@@ -175,7 +176,10 @@ function lrange(ctx: CommandContext, argv: readonly string[]): Out {
   if (list instanceof ReplyError) return list
   if (list === undefined) return []
   const range = clampRange(start, stop, list.length)
-  return range === null ? [] : list.range(range[0], range[1])
+  if (range === null) return []
+  // Checked against the engine's reply limits before the range is copied (reply-budget.ts).
+  const tooLarge = checkElements(ctx, range[1] - range[0] + 1)
+  return tooLarge ?? chargedReply(ctx, list.range(range[0], range[1]))
 }
 
 function ltrim(ctx: CommandContext, argv: readonly string[]): Out {

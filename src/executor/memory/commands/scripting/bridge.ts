@@ -14,6 +14,7 @@ import type { CommandContext, Out, Session } from '../../command.js'
 import type { Engine } from '../../engine.js'
 import type { ScriptCaller, ScriptVm } from '../../lua/vm.js'
 import { scripting, timeoutError } from './state.js'
+import { requestBudget, type ReplyBudget } from '../../reply-budget.js'
 
 const UNKNOWN_COMMAND = new ReplyError('ERR Unknown Redis command called from script')
 const WRONG_ARGS = new ReplyError('ERR Wrong number of args calling Redis command from script')
@@ -48,8 +49,8 @@ export class ScriptRun implements ScriptCaller {
   ) {}
 
   /** A script's session for `caller`'s: same database, user and address, marked as a script. */
-  static session(caller: Session, readOnly: boolean): Session {
-    return { db: caller.db, user: caller.user, address: caller.address, name: caller.name, id: caller.id, script: { readOnly } }
+  static session(caller: Session, readOnly: boolean, replyBudget: ReplyBudget): Session {
+    return { db: caller.db, user: caller.user, address: caller.address, name: caller.name, id: caller.id, script: { readOnly }, replyBudget }
   }
 
   command(argv: string[]): Out {
@@ -63,7 +64,8 @@ export class ScriptRun implements ScriptCaller {
     if (info.flags.has('noscript')) return NOT_ALLOWED
     const denied = this.engine.acl.check(this.session.user, info, argv)
     if (denied !== null) return aclError(denied)
-    if (info.flags.has('write') && this.session.script?.readOnly) return WRITE_IN_READ_ONLY
+    // Redis counts commands that may replicate (PUBLISH, PFCOUNT …) as writes here (script.c).
+    if (this.session.script?.readOnly && (info.flags.has('write') || info.hiddenFlags.has('may_replicate'))) return WRITE_IN_READ_ONLY
     // A command the table knows but the engine does not implement is unknown here too.
     if (this.engine.resolve(argv) instanceof ReplyError) return UNKNOWN_COMMAND
     return this.engine.call(this.session, argv, this.now)
@@ -97,7 +99,9 @@ export function runScript(
 ): Out {
   const limit = ctx.engine.scriptTimeLimit
   const timeout = new ReplyError(timeoutError(limit))
-  const run = new ScriptRun(ctx.engine, ScriptRun.session(ctx.session, readOnly), ctx.now, monotonic.now() + limit, timeout)
+  // The replies of the script's commands count against its caller's request (reply-budget.ts).
+  const budget = ctx.session.replyBudget ?? requestBudget(ctx.engine)
+  const run = new ScriptRun(ctx.engine, ScriptRun.session(ctx.session, readOnly, budget), ctx.now, monotonic.now() + limit, timeout)
   const reply = scripting(ctx.engine).withVm((vm) => action(vm, run, limit))
   if (run.timedOut && !(reply instanceof ReplyError && reply.message.startsWith(timeout.message))) return timeout
   return reply

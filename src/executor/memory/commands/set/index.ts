@@ -1,12 +1,10 @@
 import { ReplyError } from '../../../../reply.js'
 import type { CommandTable, CommandContext, Out } from '../../command.js'
 import {
-  MAX_SAMPLE_REPLY,
   NOT_INTEGER,
   NOT_POSITIVE,
   NUMKEYS_NOT_POSITIVE,
   OUT_OF_LONG_RANGE,
-  SAMPLE_TOO_LARGE,
   SYNTAX,
   WRONGTYPE,
 } from '../../errors.js'
@@ -15,6 +13,7 @@ import { DEFAULT_MAX_INTSET_ENTRIES, SetValue } from '../../types/set.js'
 import { stringMatch as globMatch } from '../../lib/glob.js'
 import { EMPTY_SCAN, INVALID_CURSOR, parseScanCursor, parseScanOptions } from '../generic/scan-options.js'
 import { derivedFromConfig } from '../server/config-parameters.js'
+import { chargedReply, chargedSample, checkElements } from '../../reply-budget.js'
 
 /**
  * Set commands (t_set.c), with Redis 7.0.15's replies, errors and argument order. Results are
@@ -94,7 +93,9 @@ function smismember(ctx: CommandContext, argv: readonly string[]): Out {
 function smembers(ctx: CommandContext, argv: readonly string[]): Out {
   const set = readSet(ctx, argv[1])
   if (set instanceof ReplyError) return set
-  return set?.members() ?? []
+  if (set === undefined) return []
+  // Checked against the engine's reply limits before the members are copied (reply-budget.ts).
+  return checkElements(ctx, set.size) ?? chargedReply(ctx, set.members())
 }
 
 /** `SMOVE source destination member`: a missing source answers 0 before any type check. */
@@ -178,12 +179,15 @@ function srandmember(ctx: CommandContext, argv: readonly string[]): Out {
   const set = readSet(ctx, argv[1])
   if (set instanceof ReplyError) return set
   if (set === undefined || count === 0n) return []
-  const out: string[] = []
-  if (count < 0n) {
-    if (-count > BigInt(MAX_SAMPLE_REPLY)) return SAMPLE_TOO_LARGE
-    for (let n = Number(-count); n > 0; n--) out.push(set.randomMember())
-    return out
-  }
+  // The reply is checked against the engine's reply limits before it is built (reply-budget.ts).
+  if (count < 0n) return chargedSample(ctx, Number(-count), 1, (out) => out.push(set.randomMember()))
+  const tooLarge = checkElements(ctx, Math.min(Number(count), set.size))
+  if (tooLarge !== null) return tooLarge
+  return chargedReply(ctx, sampleMembers(set, count))
+}
+
+/** SRANDMEMBER's distinct members for a positive count. */
+function sampleMembers(set: SetValue, count: bigint): string[] {
   if (count >= BigInt(set.size)) return set.members()
   const wanted = Number(count)
   if (wanted * 3 > set.size) {

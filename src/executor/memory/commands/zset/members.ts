@@ -6,6 +6,7 @@ import { stringMatch as globMatch } from '../../lib/glob.js'
 import { EMPTY_SCAN, INVALID_CURSOR, parseScanCursor, parseScanOptions } from '../generic/scan-options.js'
 import type { ZSetValue } from '../../types/zset.js'
 import { deleteIfEmpty, readZSet } from './access.js'
+import { chargedReply, chargedSample, checkElements } from '../../reply-budget.js'
 import { formatListpackScore, formatScore } from './score.js'
 
 /** Member-level sorted-set commands: ZCARD, ZSCORE, ZMSCORE, ZRANK, ZREVRANK, ZREM, ZRANDMEMBER, ZSCAN. */
@@ -102,14 +103,26 @@ function zrandmember(ctx: CommandContext, argv: readonly string[]): Out {
   const zset = readZSet(ctx, argv[1])
   if (zset instanceof ReplyError) return zset
   if (zset === undefined || count === 0n) return []
+  // The reply is checked against the engine's reply limits before it is built (reply-budget.ts).
+  const width = withScores ? 2 : 1
+  if (count < 0n) {
+    return chargedSample(ctx, Number(-count), width, (out) => {
+      const [member, score] = randomEntry(zset)
+      out.push(member)
+      if (withScores) out.push(formatScore(score))
+    })
+  }
+  const tooLarge = checkElements(ctx, Math.min(Number(count), zset.size) * width)
+  if (tooLarge !== null) return tooLarge
+  return chargedReply(ctx, distinctMembers(zset, count, withScores))
+}
+
+/** ZRANDMEMBER's distinct members (and scores) for a positive count. */
+function distinctMembers(zset: ZSetValue, count: bigint, withScores: boolean): string[] {
   const out: string[] = []
   const push = (member: string, score: number) => {
     out.push(member)
     if (withScores) out.push(formatScore(score))
-  }
-  if (count < 0n) {
-    for (let n = Number(-count); n > 0; n--) push(...randomEntry(zset))
-    return out
   }
   const size = zset.size
   if (count >= BigInt(size)) {

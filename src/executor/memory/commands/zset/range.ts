@@ -21,6 +21,7 @@ import {
   type ScoreRange,
 } from './ranges.js'
 import { formatScore } from './score.js'
+import { chargedReply, checkElements } from '../../reply-budget.js'
 
 /**
  * ZRANGE and its older forms (ZREVRANGE, Z[REV]RANGEBYSCORE, Z[REV]RANGEBYLEX), ZRANGESTORE,
@@ -158,10 +159,26 @@ function rangeGeneric(ctx: CommandContext, argv: readonly string[], kind: RangeK
   const zset = readZSet(ctx, argv[1])
   if (zset instanceof ReplyError) return zset
   if (zset === undefined) return []
+  // A rank range's size is known before it is walked: checked against the engine's reply
+  // limits first; score and lex ranges are charged once walked (reply-budget.ts).
+  const width = parsed.withScores ? 2 : 1
+  if (parsed.request.kind === 'rank') {
+    const tooLarge = checkElements(ctx, rankRangeLength(parsed.request.start, parsed.request.end, zset.size) * width)
+    if (tooLarge !== null) return tooLarge
+  }
   const reply: string[] = []
   if (parsed.withScores) visitRange(zset, parsed.request, (member, score) => reply.push(member, formatScore(score)))
   else visitRange(zset, parsed.request, (member) => reply.push(member), false)
-  return reply
+  return chargedReply(ctx, reply)
+}
+
+/** Members of the rank range `start..end` (negative: from the end) of a set of `size`. */
+function rankRangeLength(start: number, end: number, size: number): number {
+  if (start < 0) start += size
+  if (end < 0) end += size
+  if (start < 0) start = 0
+  if (start > end || start >= size) return 0
+  return Math.min(end, size - 1) - start + 1
 }
 
 /**
