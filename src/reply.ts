@@ -55,7 +55,7 @@ export class ReplyError {
  */
 export const NULL_ARRAY: unique symbol = Symbol.for('restis.nullArray')
 
-/** @public */
+/** The type of {@link NULL_ARRAY}. @public */
 export type NullArray = typeof NULL_ARRAY
 
 /**
@@ -71,9 +71,9 @@ export type Reply = null | NullArray | number | bigint | Bytes | Status | ReplyE
 
 /** Shared simple strings, so hot paths allocate nothing. @public */
 export const OK: Status = new Status('OK')
-/** @public */
+/** The simple string `PONG`, shared. @public */
 export const PONG: Status = new Status('PONG')
-/** @public */
+/** The simple string `QUEUED` (a command queued in MULTI), shared. @public */
 export const QUEUED: Status = new Status('QUEUED')
 
 /** True for a bulk-string reply. @public */

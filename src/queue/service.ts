@@ -21,7 +21,7 @@ import { DEFAULT_RETRIES } from '../workflow/constants.js'
 import { generateSigningKey } from '../workflow/signature.js'
 import { dashboardHtml } from './dashboard.js'
 import { planMessage, type MessagePlan } from './messages.js'
-import { QueueStore, StoreError, type AttemptLog, type MessageRecord, type RunRecord, type Scheduled } from './store.js'
+import { QueueStore, StoreError, type AttemptLog, type MessageKind, type MessageRecord, type MessageState, type RunRecord, type RunState, type Scheduled } from './store.js'
 import { Worker, type QueueEvent } from './worker.js'
 
 /** Options of {@link createQueueService}. @public */
@@ -68,7 +68,7 @@ export interface RunDetail {
 export interface RunView {
   readonly workflowRunId: string
   readonly url: string
-  readonly state: RunRecord['state']
+  readonly state: RunState
   readonly createdAt: number
   readonly updatedAt: number
   readonly finishedAt?: number
@@ -83,11 +83,11 @@ export interface RunView {
 /** One step (message) of a run in API answers. @public */
 export interface StepView {
   readonly messageId: string
-  readonly kind: MessageRecord['kind']
+  readonly kind: MessageKind
   readonly stepId?: number
   readonly stepName: string
   readonly stepType: string
-  readonly status: MessageRecord['state']
+  readonly status: MessageState
   readonly attempts: number
   readonly maxRetries: number
   readonly url: string
@@ -135,6 +135,7 @@ export interface QueueService {
   readonly node: (request: IncomingMessage, response: ServerResponse) => void
   /** The keys deliveries are signed with; give them to endpoints as `QUEUE_CURRENT_SIGNING_KEY` / `QUEUE_NEXT_SIGNING_KEY`. */
   readonly signingKeys: { readonly current: string; readonly next: string }
+  /** The service's state, for the CLI and tests; its key layout is no public contract. @internal */
   readonly store: QueueStore
   /** Starts delivering (when `autoStart` was false). */
   start(): void

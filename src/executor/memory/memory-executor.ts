@@ -15,7 +15,7 @@ export type MemoryExecutorOptions = EngineOptions
  * @public
  */
 export class MemoryExecutor implements Executor {
-  /** The engine behind this executor, for embedding and tests. */
+  /** The engine behind this executor, for the CLI, benchmarks and tests. @internal */
   readonly engine: Engine
   private closed = false
   /** Settles the promise of each running monitor() when the executor closes. */
@@ -30,7 +30,10 @@ export class MemoryExecutor implements Executor {
     return Promise.resolve(this.run(command, context))
   }
 
-  /** Runs one command synchronously (the engine never waits); throws once the executor is closed. */
+  /**
+   * Runs one command synchronously (the engine never waits); throws once the executor is closed.
+   * For benchmarks and tests. @internal
+   */
   execSync(command: Command, context?: CallContext): Reply {
     if (this.closed) throw new BackendUnavailableError('executor closed')
     return this.run(command, context)
