@@ -6,7 +6,7 @@
  *
  * ```ts
  * import { createServer } from 'node:http'
- * import { createQueueService } from 'restis'
+ * import { createQueueService } from 'restis/queue'
  * const queue = createQueueService({ token: process.env.QUEUE_TOKEN! })
  * createServer(queue.node).listen(8081, '127.0.0.1')
  * ```

@@ -1,7 +1,7 @@
 /**
  * Durable step workflows, the application side: `serve()` turns a workflow body into an
  * endpoint that speaks the QStash-compatible queue protocol, so it runs on the hosted queue and
- * on restis's local one (`restis queue`, or `createQueueService` from `restis`). This entry does
+ * on restis's local one (`restis queue`, or `createQueueService` from `restis/queue`). This entry does
  * not load the queue service or the in-memory engine, and imports `node:http` only lazily (for
  * the queue client on Node), so it stays small for serverless and edge runtimes.
  *
