@@ -47,6 +47,8 @@ const internals = [
   'redact',
   'Engine',
   'QueueStore',
+  'newRunId',
+  'bodyHash',
 ]
 
 describe('public entry points', () => {

@@ -26,9 +26,9 @@ export {
   MalformedDeliveryError,
   QueueRequestError,
 } from './errors.js'
-export { createQueueClient, triggerWorkflow, newRunId } from './client.js'
+export { createQueueClient, triggerWorkflow } from './client.js'
 export type { QueueClient, QueueClientOptions, BatchMessage, BatchResult, TriggerOptions } from './client.js'
-export { signRequest, verifyRequest, bodyHash, generateSigningKey, SignatureError } from './signature.js'
+export { signRequest, verifyRequest, generateSigningKey, SignatureError } from './signature.js'
 export type { SignatureClaims, SignOptions, VerifyOptions } from './signature.js'
-export type { StepRecord, RawStep, StepType } from './steps.js'
+export type { RawStep } from './steps.js'
 export type { Environment } from './env.js'
