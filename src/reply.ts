@@ -22,7 +22,11 @@ export type Command = readonly Arg[]
 
 /** A RESP2 simple string such as `OK` or `PONG`. @public */
 export class Status {
-  constructor(readonly text: string) {}
+  constructor(
+    /** The string without its `+` and `\r\n`, e.g. `OK`. */
+    readonly text: string,
+  ) {}
+  /** The text, so a status prints as itself. */
   toString(): string {
     return this.text
   }
@@ -36,12 +40,16 @@ export class Status {
  * @public
  */
 export class ReplyError {
-  constructor(readonly message: string) {}
+  constructor(
+    /** The error's text without its `-` and `\r\n`, code first. */
+    readonly message: string,
+  ) {}
   /** The leading word of the message: `ERR`, `WRONGTYPE`, `NOPERM`, … */
   get code(): string {
     const space = this.message.indexOf(' ')
     return space === -1 ? this.message : this.message.slice(0, space)
   }
+  /** The message, so an error reply prints as Redis shows it. */
   toString(): string {
     return this.message
   }

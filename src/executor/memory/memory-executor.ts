@@ -25,6 +25,7 @@ export class MemoryExecutor implements Executor {
     this.engine = new Engine(options)
   }
 
+  /** {@inheritDoc Executor.exec} */
   exec(command: Command, context?: CallContext): Promise<Reply> {
     if (this.closed) return CLOSED()
     return Promise.resolve(this.run(command, context))
@@ -39,12 +40,14 @@ export class MemoryExecutor implements Executor {
     return this.run(command, context)
   }
 
+  /** {@inheritDoc Executor.pipeline} */
   pipeline(commands: readonly Command[], context?: CallContext): Promise<Reply[]> {
     if (this.closed) return CLOSED()
     const session = this.session(context)
     return Promise.resolve(commands.map((command) => this.run(command, context, session)))
   }
 
+  /** {@inheritDoc Executor.transaction} */
   transaction(commands: readonly Command[], context?: CallContext): Promise<Reply[] | ReplyError> {
     if (this.closed) return CLOSED()
     for (const command of commands) {
@@ -134,6 +137,7 @@ export class MemoryExecutor implements Executor {
     })
   }
 
+  /** {@inheritDoc Executor.close} */
   close(): Promise<void> {
     this.closed = true
     for (const finish of [...this.openMonitors]) finish(new BackendUnavailableError('executor closed'))
