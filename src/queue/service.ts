@@ -60,46 +60,79 @@ export interface QueueServiceOptions {
 
 /** A run with its steps, as the dashboard API returns it. @public */
 export interface RunDetail {
+  /** The run. */
   readonly run: RunView
+  /** Its messages (start, steps, failure callback), in the order the run added them. */
   readonly steps: StepView[]
 }
 
 /** A run in API answers. @public */
 export interface RunView {
+  /** The run id (`wfr_…`). */
   readonly workflowRunId: string
+  /** The workflow endpoint the run calls. */
   readonly url: string
+  /** Where the run is: started, or how it ended. */
   readonly state: RunState
+  /** When the run started, ms since the epoch. */
   readonly createdAt: number
+  /** When the run last changed, ms since the epoch. */
   readonly updatedAt: number
+  /** When the run ended, ms since the epoch. */
   readonly finishedAt?: number
+  /** Retries each delivery of the run gets. */
   readonly retries: number
+  /** The start payload, as text. */
   readonly payload: string
+  /** What the workflow returned (JSON text), once it succeeded. */
   readonly result?: string
+  /** Why the run failed. */
   readonly error?: string
+  /** How many messages the run has (its start, steps and failure callback). */
   readonly steps?: number
+  /** The state of the failure callback's message, when the run has one. */
   readonly failureCallback?: string
 }
 
 /** One step (message) of a run in API answers. @public */
 export interface StepView {
+  /** The message id (`msg_…`). */
   readonly messageId: string
+  /** What the message is for: a workflow delivery, a published message or a failure callback. */
   readonly kind: MessageKind
+  /** The step's position in the run, when it is one. */
   readonly stepId?: number
+  /** The step's name (`message` for a published message). */
   readonly stepName: string
+  /** The step's type (`Initial`, `Run`, `SleepFor` …), else the message's kind. */
   readonly stepType: string
+  /** The message's state. */
   readonly status: MessageState
+  /** Attempts made so far. */
   readonly attempts: number
+  /** Retries the message gets before it is dead-lettered. */
   readonly maxRetries: number
+  /** Where the message is delivered. */
   readonly url: string
+  /** The HTTP method of the delivery. */
   readonly method: string
+  /** Headers the destination receives (a workflow step also gets the run's forwarded headers). */
   readonly headers: Record<string, string>
+  /** The body delivered, as text. */
   readonly body: string
+  /** When the message was created, ms since the epoch. */
   readonly createdAt: number
+  /** When the next attempt is due, ms since the epoch. */
   readonly dueAt: number
+  /** When the destination accepted it, ms since the epoch. */
   readonly deliveredAt?: number
+  /** The last failed attempt's HTTP status. */
   readonly lastStatus?: number
+  /** The last failed attempt's error. */
   readonly lastError?: string
+  /** Why the message ended without a delivery of its own (superseded, or its run ended). */
   readonly note?: string
+  /** The run the message belongs to. */
   readonly runId?: string
   /**
    * For a workflow message: the step its delivery ran (the next step's name, the step named in
