@@ -1,43 +1,34 @@
 /**
  * restis: a Redis-compatible key-value database behind HTTP.
  *
- * Subpath entry points hold each module on its own: `restis/resp`, `restis/rest`,
- * `restis/fetch`, `restis/node`, `restis/memory`, `restis/socket`, `restis/auth`, `restis/workflow`.
- * The workflow queue service (`createQueueService`) is exported from here.
+ * What this entry exports, and why: the pieces a server is wired from, and the types their
+ * signatures reach: executors (embedded and socket), the REST gateway and its Fetch and Node
+ * handlers, the RESP listener, tokens, permissions and limits, the reply model, and the errors
+ * users catch. Everything else stays on the subpath of its module, and only where users need it
+ * on its own: `restis/resp` (the RESP2 codec), `restis/rest` (the gateway and the SSE clients),
+ * `restis/fetch`, `restis/node`, `restis/memory`, `restis/socket` (with `parseRedisUrl`),
+ * `restis/auth` (with the read-only command list and ACL rules), `restis/workflow` (`serve()`
+ * and the queue client, small enough for edge runtimes) and `restis/queue` (the local queue
+ * service). Parsers, renderers and key layouts are internal: no entry exports them.
  * @packageDocumentation
  */
-export * from './reply.js'
+export { isBytes, isReplyError } from './reply.js'
 export { BackendUnavailableError } from './executor/executor.js'
-export type { Executor, CallContext, Subscription, PubSubEvent, MonitorEvent } from './executor/executor.js'
-export * from './rest/index.js'
+export { MemoryExecutor } from './executor/memory/memory-executor.js'
+export type { MemoryExecutorOptions } from './executor/memory/memory-executor.js'
+export type { EngineOptions } from './executor/memory/engine.js'
+export { SocketExecutor } from './executor/socket/socket-executor.js'
+export type { SocketExecutorStats } from './executor/socket/socket-executor.js'
+export type { SocketExecutorOptions } from './executor/socket/options.js'
+export { HandshakeError, ReplyTooLargeError } from './executor/socket/connection.js'
+export { createGateway } from './rest/gateway.js'
 export { createFetchHandler } from './adapters/fetch.js'
 export type { FetchHandler } from './adapters/fetch.js'
 export { createNodeHandler } from './adapters/node.js'
 export type { NodeHandler } from './adapters/node.js'
-export { MemoryExecutor } from './executor/memory/memory-executor.js'
-export type { MemoryExecutorOptions } from './executor/memory/memory-executor.js'
-export { SocketExecutor, HandshakeError, ReplyTooLargeError, parseRedisUrl } from './executor/socket/index.js'
-export type { SocketExecutorOptions, SocketExecutorStats, ParsedRedisUrl } from './executor/socket/index.js'
 export { serveResp, READONLY_RESP_USER } from './adapters/resp-server.js'
 export type { RespServer, RespServerOptions } from './adapters/resp-server.js'
-export * from './auth/index.js'
-export type { CommandInfo, KeySpec, BeginSearch, FindKeys } from './commands/lookup.js'
-export { serve, serveNode, serveNext, WorkflowNonRetryableError, WorkflowRetryAfterError } from './workflow/index.js'
-export type { WorkflowContext, ServeOptions } from './workflow/index.js'
-export { createQueueService, defaultBackoff } from './queue/index.js'
-export type {
-  QueueService,
-  QueueServiceOptions,
-  QueueEvent,
-  QueueStore,
-  RunDetail,
-  RunView,
-  StepView,
-  DeadLetter,
-  RunRecord,
-  MessageRecord,
-  AttemptLog,
-  RunState,
-  MessageState,
-  MessageKind,
-} from './queue/index.js'
+export { generateToken } from './auth/tokens.js'
+export { provisionReadonlyUser } from './auth/permissions.js'
+// The gateway's surface: executor and reply model, request and response, tokens and limits.
+export * from './entries/gateway-surface.js'

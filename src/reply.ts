@@ -22,7 +22,11 @@ export type Command = readonly Arg[]
 
 /** A RESP2 simple string such as `OK` or `PONG`. @public */
 export class Status {
-  constructor(readonly text: string) {}
+  constructor(
+    /** The string without its `+` and `\r\n`, e.g. `OK`. */
+    readonly text: string,
+  ) {}
+  /** The text, so a status prints as itself. */
   toString(): string {
     return this.text
   }
@@ -36,12 +40,16 @@ export class Status {
  * @public
  */
 export class ReplyError {
-  constructor(readonly message: string) {}
+  constructor(
+    /** The error's text without its `-` and `\r\n`, code first. */
+    readonly message: string,
+  ) {}
   /** The leading word of the message: `ERR`, `WRONGTYPE`, `NOPERM`, … */
   get code(): string {
     const space = this.message.indexOf(' ')
     return space === -1 ? this.message : this.message.slice(0, space)
   }
+  /** The message, so an error reply prints as Redis shows it. */
   toString(): string {
     return this.message
   }
@@ -55,7 +63,7 @@ export class ReplyError {
  */
 export const NULL_ARRAY: unique symbol = Symbol.for('restis.nullArray')
 
-/** @public */
+/** The type of {@link NULL_ARRAY}. @public */
 export type NullArray = typeof NULL_ARRAY
 
 /**
@@ -71,9 +79,9 @@ export type Reply = null | NullArray | number | bigint | Bytes | Status | ReplyE
 
 /** Shared simple strings, so hot paths allocate nothing. @public */
 export const OK: Status = new Status('OK')
-/** @public */
+/** The simple string `PONG`, shared. @public */
 export const PONG: Status = new Status('PONG')
-/** @public */
+/** The simple string `QUEUED` (a command queued in MULTI), shared. @public */
 export const QUEUED: Status = new Status('QUEUED')
 
 /** True for a bulk-string reply. @public */

@@ -45,7 +45,9 @@ export interface UsageEvent {
 
 /** Running totals of one token id. @public */
 export interface UsageTotals {
+  /** Requests counted (a pipeline or transaction is one). */
   requests: number
+  /** Commands run (each command of a pipeline or transaction counts). */
   commands: number
 }
 

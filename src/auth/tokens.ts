@@ -15,6 +15,7 @@ export type Principal =
 
 /** Maps a presented token to a principal. @public */
 export interface Authenticator {
+  /** Who a request's token is, or `undefined` for a missing or unknown token (401). */
   authenticate(token: string | undefined): Principal | undefined
 }
 

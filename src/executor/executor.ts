@@ -19,6 +19,7 @@ export interface CallContext {
 
 /** What to subscribe to: channels by name or by glob pattern. @public */
 export interface Subscription {
+  /** `channel` for SUBSCRIBE, `pattern` for PSUBSCRIBE. */
   readonly kind: 'channel' | 'pattern'
   /** Channel names, or patterns when `kind` is `pattern`. */
   readonly names: readonly Arg[]
@@ -36,6 +37,7 @@ export type PubSubEvent =
  * @public
  */
 export interface MonitorEvent {
+  /** The line as MONITOR prints it: time, database and client, then the quoted command. */
   readonly line: string
 }
 

@@ -1,10 +1,12 @@
 /**
  * The local message-queue service: QStash-compatible API, deliveries with retries and a
- * dead-letter list, durable state in any executor, and a dashboard.
+ * dead-letter list, durable state in any executor, and a dashboard. Read runs and dead letters
+ * through {@link QueueService} (`runs`, `dlq`, `waitForRun`) and its events; the layout of its
+ * keys is internal.
  * @packageDocumentation
  */
 export { createQueueService, defaultBackoff } from './service.js'
 export type { QueueService, QueueServiceOptions, RunDetail, RunView, StepView, DeadLetter } from './service.js'
 export type { QueueEvent } from './worker.js'
-export { QueueStore } from './store.js'
-export type { RunRecord, MessageRecord, AttemptLog, RunState, MessageState, MessageKind } from './store.js'
+export type { RunState, MessageState, MessageKind } from './store.js'
+export * from '../entries/executor-surface.js'

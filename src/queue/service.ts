@@ -6,7 +6,7 @@
  *
  * ```ts
  * import { createServer } from 'node:http'
- * import { createQueueService } from 'restis'
+ * import { createQueueService } from 'restis/queue'
  * const queue = createQueueService({ token: process.env.QUEUE_TOKEN! })
  * createServer(queue.node).listen(8081, '127.0.0.1')
  * ```
@@ -23,7 +23,7 @@ import { DEFAULT_RETRIES } from '../workflow/constants.js'
 import { generateSigningKey } from '../workflow/signature.js'
 import dashboardHtml from './dashboard.html'
 import { planMessage, type MessagePlan } from './messages.js'
-import { QueueStore, StoreError, type AttemptLog, type MessageRecord, type RunRecord, type Scheduled } from './store.js'
+import { QueueStore, StoreError, type AttemptLog, type MessageKind, type MessageRecord, type MessageState, type RunRecord, type RunState, type Scheduled } from './store.js'
 import { Worker, type QueueEvent } from './worker.js'
 import { matchRoute, type ApiCall, type Route } from './routes.js'
 
@@ -63,46 +63,79 @@ export interface QueueServiceOptions {
 
 /** A run with its steps, as the dashboard API returns it. @public */
 export interface RunDetail {
+  /** The run. */
   readonly run: RunView
+  /** Its messages (start, steps, failure callback), in the order the run added them. */
   readonly steps: StepView[]
 }
 
 /** A run in API answers. @public */
 export interface RunView {
+  /** The run id (`wfr_…`). */
   readonly workflowRunId: string
+  /** The workflow endpoint the run calls. */
   readonly url: string
-  readonly state: RunRecord['state']
+  /** Where the run is: started, or how it ended. */
+  readonly state: RunState
+  /** When the run started, ms since the epoch. */
   readonly createdAt: number
+  /** When the run last changed, ms since the epoch. */
   readonly updatedAt: number
+  /** When the run ended, ms since the epoch. */
   readonly finishedAt?: number
+  /** Retries each delivery of the run gets. */
   readonly retries: number
+  /** The start payload, as text. */
   readonly payload: string
+  /** What the workflow returned (JSON text), once it succeeded. */
   readonly result?: string
+  /** Why the run failed. */
   readonly error?: string
+  /** How many messages the run has (its start, steps and failure callback). */
   readonly steps?: number
+  /** The state of the failure callback's message, when the run has one. */
   readonly failureCallback?: string
 }
 
 /** One step (message) of a run in API answers. @public */
 export interface StepView {
+  /** The message id (`msg_…`). */
   readonly messageId: string
-  readonly kind: MessageRecord['kind']
+  /** What the message is for: a workflow delivery, a published message or a failure callback. */
+  readonly kind: MessageKind
+  /** The step's position in the run, when it is one. */
   readonly stepId?: number
+  /** The step's name (`message` for a published message). */
   readonly stepName: string
+  /** The step's type (`Initial`, `Run`, `SleepFor` …), else the message's kind. */
   readonly stepType: string
-  readonly status: MessageRecord['state']
+  /** The message's state. */
+  readonly status: MessageState
+  /** Attempts made so far. */
   readonly attempts: number
+  /** Retries the message gets before it is dead-lettered. */
   readonly maxRetries: number
+  /** Where the message is delivered. */
   readonly url: string
+  /** The HTTP method of the delivery. */
   readonly method: string
+  /** Headers the destination receives (a workflow step also gets the run's forwarded headers). */
   readonly headers: Record<string, string>
+  /** The body delivered, as text. */
   readonly body: string
+  /** When the message was created, ms since the epoch. */
   readonly createdAt: number
+  /** When the next attempt is due, ms since the epoch. */
   readonly dueAt: number
+  /** When the destination accepted it, ms since the epoch. */
   readonly deliveredAt?: number
+  /** The last failed attempt's HTTP status. */
   readonly lastStatus?: number
+  /** The last failed attempt's error. */
   readonly lastError?: string
+  /** Why the message ended without a delivery of its own (superseded, or its run ended). */
   readonly note?: string
+  /** The run the message belongs to. */
   readonly runId?: string
   /**
    * For a workflow message: the step its delivery ran (the next step's name, the step named in
@@ -138,6 +171,7 @@ export interface QueueService {
   readonly node: (request: IncomingMessage, response: ServerResponse) => void
   /** The keys deliveries are signed with; give them to endpoints as `QUEUE_CURRENT_SIGNING_KEY` / `QUEUE_NEXT_SIGNING_KEY`. */
   readonly signingKeys: { readonly current: string; readonly next: string }
+  /** The service's state, for the CLI and tests; its key layout is no public contract. @internal */
   readonly store: QueueStore
   /** Starts delivering (when `autoStart` was false). */
   start(): void

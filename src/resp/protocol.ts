@@ -11,7 +11,7 @@
  */
 export const NEED_MORE: unique symbol = Symbol.for('restis.resp.needMore')
 
-/** @public */
+/** The type of {@link NEED_MORE}. @public */
 export type NeedMore = typeof NEED_MORE
 
 /**

@@ -61,6 +61,7 @@ export class WorkflowContext<TPayload = unknown> {
   readonly workflowRunCreatedAt: number | undefined
   readonly #runner: StepRunner
 
+  /** `serve()` makes one per delivery. @internal */
   constructor(init: WorkflowContextInit<TPayload>, runner: StepRunner) {
     this.workflowRunId = init.workflowRunId
     this.url = init.url

@@ -1,7 +1,7 @@
 /**
  * Durable step workflows, the application side: `serve()` turns a workflow body into an
  * endpoint that speaks the QStash-compatible queue protocol, so it runs on the hosted queue and
- * on restis's local one (`restis queue`, or `createQueueService` from `restis`). This entry does
+ * on restis's local one (`restis queue`, or `createQueueService` from `restis/queue`). This entry does
  * not load the queue service or the in-memory engine, and imports `node:http` only lazily (for
  * the queue client on Node), so it stays small for serverless and edge runtimes.
  *
@@ -26,9 +26,9 @@ export {
   MalformedDeliveryError,
   QueueRequestError,
 } from './errors.js'
-export { createQueueClient, triggerWorkflow, newRunId } from './client.js'
+export { createQueueClient, triggerWorkflow } from './client.js'
 export type { QueueClient, QueueClientOptions, BatchMessage, BatchResult, TriggerOptions } from './client.js'
-export { signRequest, verifyRequest, bodyHash, generateSigningKey, SignatureError } from './signature.js'
+export { signRequest, verifyRequest, generateSigningKey, SignatureError } from './signature.js'
 export type { SignatureClaims, SignOptions, VerifyOptions } from './signature.js'
-export type { StepRecord, RawStep, StepType } from './steps.js'
+export type { RawStep } from './steps.js'
 export type { Environment } from './env.js'

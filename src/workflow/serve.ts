@@ -179,7 +179,7 @@ export function serve<S extends TSchema, TResult = unknown>(
   handler: RouteFunction<Static<S>, TResult>,
   options: ServeOptions<Static<S>> & { readonly schema: S },
 ): WorkflowFetchHandler
-/** @public */
+/** `serve` without a schema: the payload is typed by `TPayload` and not validated. @public */
 export function serve<TPayload = unknown, TResult = unknown>(handler: RouteFunction<TPayload, TResult>, options?: ServeOptions<TPayload>): WorkflowFetchHandler
 export function serve<TPayload, TResult>(handler: RouteFunction<TPayload, TResult>, options: ServeOptions<TPayload> = {}): WorkflowFetchHandler {
   return fetchListener(workflowService(handler, options))
@@ -458,7 +458,7 @@ export function serveNode<S extends TSchema, TResult = unknown>(
   handler: RouteFunction<Static<S>, TResult>,
   options: ServeOptions<Static<S>> & { readonly schema: S },
 ): WorkflowNodeHandler
-/** @public */
+/** `serveNode` without a schema: the payload is typed by `TPayload` and not validated. @public */
 export function serveNode<TPayload = unknown, TResult = unknown>(handler: RouteFunction<TPayload, TResult>, options?: ServeOptions<TPayload>): WorkflowNodeHandler
 export function serveNode<TPayload, TResult>(handler: RouteFunction<TPayload, TResult>, options: ServeOptions<TPayload> = {}): WorkflowNodeHandler {
   return nodeListener(workflowService(handler, options))
@@ -472,7 +472,7 @@ export function serveNext<S extends TSchema, TResult = unknown>(
   handler: RouteFunction<Static<S>, TResult>,
   options: ServeOptions<Static<S>> & { readonly schema: S },
 ): { POST: WorkflowFetchHandler }
-/** @public */
+/** `serveNext` without a schema: the payload is typed by `TPayload` and not validated. @public */
 export function serveNext<TPayload = unknown, TResult = unknown>(handler: RouteFunction<TPayload, TResult>, options?: ServeOptions<TPayload>): { POST: WorkflowFetchHandler }
 export function serveNext<TPayload, TResult>(handler: RouteFunction<TPayload, TResult>, options: ServeOptions<TPayload> = {}): { POST: WorkflowFetchHandler } {
   return { POST: serve<TPayload, TResult>(handler, options) }

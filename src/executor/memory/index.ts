@@ -4,6 +4,7 @@
  */
 export { MemoryExecutor } from './memory-executor.js'
 export type { MemoryExecutorOptions } from './memory-executor.js'
-export { Engine } from './engine.js'
 export type { EngineOptions } from './engine.js'
-export type { Executor, CallContext, Subscription, PubSubEvent, MonitorEvent } from '../executor.js'
+export { BackendUnavailableError } from '../executor.js'
+export { isBytes, isReplyError } from '../../reply.js'
+export * from '../../entries/executor-surface.js'

@@ -16,7 +16,7 @@ export type MemoryExecutorOptions = EngineOptions
  * @public
  */
 export class MemoryExecutor implements Executor {
-  /** The engine behind this executor, for embedding and tests. */
+  /** The engine behind this executor, for the CLI, benchmarks and tests. @internal */
   readonly engine: Engine
   private closed = false
   /** Settles the promise of each running monitor() when the executor closes. */
@@ -26,17 +26,22 @@ export class MemoryExecutor implements Executor {
     this.engine = new Engine(options)
   }
 
+  /** {@inheritDoc Executor.exec} */
   exec(command: Command, context?: CallContext): Promise<Reply> {
     if (this.closed) return CLOSED()
     return Promise.resolve(this.run(command, context))
   }
 
-  /** Runs one command synchronously (the engine never waits); throws once the executor is closed. */
+  /**
+   * Runs one command synchronously (the engine never waits); throws once the executor is closed.
+   * For benchmarks and tests. @internal
+   */
   execSync(command: Command, context?: CallContext): Reply {
     if (this.closed) throw new BackendUnavailableError('executor closed')
     return this.run(command, context)
   }
 
+  /** {@inheritDoc Executor.pipeline} */
   pipeline(commands: readonly Command[], context?: CallContext): Promise<Reply[]> {
     if (this.closed) return CLOSED()
     const session = this.session(context)
@@ -45,6 +50,7 @@ export class MemoryExecutor implements Executor {
     return Promise.resolve(commands.map((command) => this.run(command, context, session)))
   }
 
+  /** {@inheritDoc Executor.transaction} */
   transaction(commands: readonly Command[], context?: CallContext): Promise<Reply[] | ReplyError> {
     if (this.closed) return CLOSED()
     for (const command of commands) {
@@ -134,6 +140,7 @@ export class MemoryExecutor implements Executor {
     })
   }
 
+  /** {@inheritDoc Executor.close} */
   close(): Promise<void> {
     this.closed = true
     for (const finish of [...this.openMonitors]) finish(new BackendUnavailableError('executor closed'))

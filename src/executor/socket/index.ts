@@ -11,8 +11,9 @@
  */
 export { SocketExecutor } from './socket-executor.js'
 export type { SocketExecutorStats } from './socket-executor.js'
-export { parseRedisUrl, redact } from './options.js'
+export { parseRedisUrl } from './options.js'
 export type { SocketExecutorOptions, ParsedRedisUrl } from './options.js'
 export { HandshakeError, ReplyTooLargeError } from './connection.js'
 export { BackendUnavailableError } from '../executor.js'
-export type { Executor, CallContext, Subscription, PubSubEvent, MonitorEvent } from '../executor.js'
+export { isBytes, isReplyError } from '../../reply.js'
+export * from '../../entries/executor-surface.js'

@@ -98,6 +98,7 @@ export class SocketExecutor implements Executor {
     return `${this.#config.host}:${this.#config.port}`
   }
 
+  /** Connections, pools, subscribers and monitors open now, and writes so far. */
   get stats(): SocketExecutorStats {
     let subscriberConnections = 0
     let subscribers = 0
@@ -122,6 +123,7 @@ export class SocketExecutor implements Executor {
     }
   }
 
+  /** {@inheritDoc Executor.exec} */
   exec(command: Command, context?: CallContext): Promise<Reply> {
     if (this.#closed) return Promise.reject(new BackendUnavailableError('executor closed'))
     const kind = classify(command)
@@ -156,6 +158,7 @@ export class SocketExecutor implements Executor {
     )
   }
 
+  /** {@inheritDoc Executor.pipeline} */
   pipeline(commands: readonly Command[], context?: CallContext): Promise<Reply[]> {
     if (this.#closed) return Promise.reject(new BackendUnavailableError('executor closed'))
     const pool = this.#pool(context)
@@ -193,6 +196,7 @@ export class SocketExecutor implements Executor {
     return merged.catch((error: unknown) => this.#refused(pool, error).then((reply) => commands.map(() => reply)))
   }
 
+  /** {@inheritDoc Executor.transaction} */
   async transaction(commands: readonly Command[], context?: CallContext): Promise<Reply[] | ReplyError> {
     if (this.#closed) throw new BackendUnavailableError('executor closed')
     let selects = false
@@ -227,6 +231,7 @@ export class SocketExecutor implements Executor {
     })
   }
 
+  /** {@inheritDoc Executor.subscribe} */
   subscribe(target: Subscription, onEvent: (event: PubSubEvent) => void, signal: AbortSignal, context?: CallContext): Promise<void> {
     if (this.#closed) return Promise.reject(new BackendUnavailableError('executor closed'))
     const { key, config } = this.#credentials(context)
@@ -244,6 +249,7 @@ export class SocketExecutor implements Executor {
     return done
   }
 
+  /** {@inheritDoc Executor.monitor} */
   monitor(onEvent: (event: MonitorEvent) => void, signal: AbortSignal, context?: CallContext): Promise<void> {
     if (this.#closed) return Promise.reject(new BackendUnavailableError('executor closed'))
     const { key, config } = this.#credentials(context)
@@ -261,6 +267,7 @@ export class SocketExecutor implements Executor {
     return done
   }
 
+  /** {@inheritDoc Executor.close} */
   async close(): Promise<void> {
     if (this.#closed) return
     this.#closed = true

@@ -1,0 +1,7 @@
+/**
+ * The gateway as a Node `http` request listener that is also Express/Connect middleware.
+ * @packageDocumentation
+ */
+export { createNodeHandler } from '../adapters/node.js'
+export type { NodeHandler } from '../adapters/node.js'
+export * from './gateway-surface.js'
