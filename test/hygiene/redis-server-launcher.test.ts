@@ -20,6 +20,7 @@ async function command(server: { port: number }, ...args: string[]): Promise<unk
 }
 
 describe.skipIf(redisServerSkipReason !== undefined)(liveSuiteName('redis-server launcher'), () => {
+  // Stopped after each test, also when an assertion failed first (stop is idempotent).
   const started: { stop(): Promise<void> }[] = []
   afterEach(async () => {
     await Promise.all(started.splice(0).map((server) => server.stop()))
@@ -38,6 +39,7 @@ describe.skipIf(redisServerSkipReason !== undefined)(liveSuiteName('redis-server
   it('writes a SAVE and an AOF into that directory, never into the working directory, and removes it on stop', async () => {
     const checkoutHadDump = existsSync('dump.rdb')
     const server = await startRedisServer()
+    started.push(server)
     await command(server, 'SET', 'k', 'v')
     expect(await command(server, 'SAVE')).toBe('+OK')
     expect(await command(server, 'CONFIG', 'SET', 'appendonly', 'yes')).toBe('+OK')
@@ -56,6 +58,7 @@ describe.skipIf(redisServerSkipReason !== undefined)(liveSuiteName('redis-server
 
   it('restarts a killed server on the same port and directory, and removes the directory on stop', async () => {
     const redis = await RestartableRedis.start(['--save', '60 1'])
+    started.push(redis)
     await command(redis, 'SET', 'k', 'v')
     expect(await command(redis, 'SAVE')).toBe('+OK')
     await redis.kill()
