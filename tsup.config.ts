@@ -1,3 +1,4 @@
+import { rm } from 'node:fs/promises'
 import { defineConfig } from 'tsup'
 
 export default defineConfig({
@@ -35,11 +36,18 @@ export default defineConfig({
   target: 'node20',
   platform: 'node',
   splitting: true,
-  sourcemap: true,
+  // No source maps in the package: they would point at (or embed) src/ files the tarball does
+  // not ship; the published JS is unminified and readable as it is.
+  sourcemap: false,
   clean: true,
   shims: false,
   // Keep `node:` specifiers: Deno and other runtimes resolve built-ins only with the prefix.
   removeNodeProtocol: false,
   // The Lua runtime and the dashboard page are source files imported as text: inlined as strings.
   loader: { '.lua': 'text', '.html': 'text' },
+  // The CLI is ESM (the `bin` is dist/cli.js); tsup builds every entry in both formats, and a
+  // CommonJS CLI would be dead weight in the package, so it goes once the build is done.
+  async onSuccess() {
+    await rm('dist/cli.cjs', { force: true })
+  },
 })

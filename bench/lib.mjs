@@ -12,6 +12,7 @@ import net from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
+import { startRedisServer } from '../scripts/redis-server.mjs'
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 export const RESULTS_DIR = path.join(ROOT, 'bench', 'results')
@@ -178,12 +179,18 @@ for (const signal of ['SIGINT', 'SIGTERM']) {
   })
 }
 
-/** A throwaway redis-server: its own port, no persistence, no protected-mode surprises. */
+/**
+ * A throwaway redis-server through the shared launcher: its own port and temporary `--dir`, no
+ * persistence, no protected-mode surprises; killed with the suite's other children.
+ */
 export async function startRedis() {
-  const port = await freePort()
-  const proc = startChild('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--protected-mode', 'no'])
-  await waitForPort(port)
-  return { ...proc, port, url: `redis://127.0.0.1:${port}` }
+  const server = await startRedisServer({ args: ['--protected-mode', 'no'] })
+  children.add(server.child)
+  const stop = async () => {
+    await server.stop()
+    children.delete(server.child)
+  }
+  return { child: server.child, stop, log: server.log, exited: server.exited, port: server.port, url: server.url }
 }
 
 /**

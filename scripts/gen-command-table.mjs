@@ -9,18 +9,17 @@
 // or outside Redis core), normalizes every list into the order Redis writes it, and checks the
 // server data against those orders so a server that writes them differently fails loudly.
 
-import { execFileSync, spawn } from 'node:child_process'
+import { execFileSync } from 'node:child_process'
 import fs from 'node:fs'
-import net from 'node:net'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { startRedisServer } from './redis-server.mjs'
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 const overlayPath = path.join(root, 'scripts', 'command-overlay.json')
 const tablePath = path.join(root, 'src', 'commands', 'table.ts')
 const docsPath = path.join(root, 'src', 'commands', 'docs.ts')
 
-const REDIS_SERVER = process.env.REDIS_SERVER_BIN || 'redis-server'
 const REDIS_CLI = process.env.REDIS_CLI_BIN || 'redis-cli'
 
 // The order in which Redis writes each list (server.c / commands.c). Server data is checked
@@ -53,81 +52,13 @@ function fail(message) {
 // ---------------------------------------------------------------------------------------------
 // Server
 
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer()
-    server.unref()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address()
-      server.close(() => resolve(port))
-    })
-  })
-}
-
-function pingOnce(port) {
-  return new Promise((resolve) => {
-    const socket = net.connect(port, '127.0.0.1')
-    let data = ''
-    const done = (ok) => {
-      socket.destroy()
-      resolve(ok)
-    }
-    socket.setTimeout(500, () => done(false))
-    socket.once('error', () => done(false))
-    socket.once('connect', () => socket.write('PING\r\n'))
-    socket.on('data', (chunk) => {
-      data += chunk.toString('latin1')
-      if (data.includes('\r\n')) done(data.startsWith('+PONG'))
-    })
-  })
-}
-
+/** A throwaway server through the shared launcher (own port and temporary --dir, no persistence). */
 async function startServer() {
-  let lastError = ''
-  for (let attempt = 0; attempt < 5; attempt++) {
-    const port = await freePort()
-    const child = spawn(
-      REDIS_SERVER,
-      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-      { stdio: ['ignore', 'pipe', 'pipe'] },
-    )
-    let output = ''
-    child.stdout.on('data', (d) => (output += d))
-    child.stderr.on('data', (d) => (output += d))
-    let exited = false
-    const exit = new Promise((resolve) => {
-      child.once('exit', () => {
-        exited = true
-        resolve()
-      })
-      child.once('error', (error) => {
-        exited = true
-        output += String(error)
-        resolve()
-      })
-    })
-    const deadline = Date.now() + 10_000
-    let delay = 5
-    while (!exited && Date.now() < deadline) {
-      if (await pingOnce(port)) {
-        return {
-          port,
-          async stop() {
-            if (!exited) child.kill('SIGTERM')
-            await exit
-          },
-        }
-      }
-      await new Promise((resolve) => setTimeout(resolve, delay))
-      delay = Math.min(delay * 2, 100)
-    }
-    if (!exited) child.kill('SIGKILL')
-    await exit
-    lastError = output.trim()
-    if (!/address already in use/i.test(output)) break
+  try {
+    return await startRedisServer()
+  } catch (error) {
+    fail(error.message)
   }
-  fail(`could not start ${REDIS_SERVER}: ${lastError || 'no answer to PING'}`)
 }
 
 function cli(connection, args) {

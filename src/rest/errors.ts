@@ -1,6 +1,6 @@
 /**
  * The gateway's own error replies: status code plus Redis-style text (`<CODE> <message>`),
- * as `../shared/spec/rest-protocol.md` lists them.
+ * as docs/protocol.md (Errors) lists them.
  * @public
  */
 export class RestError {

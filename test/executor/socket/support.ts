@@ -2,13 +2,12 @@
  * Helpers of the socket-executor tests: a redis-server that can be killed and restarted on the
  * same port, condition waits, stub servers, and a raw RESP client.
  */
-import { spawn, type ChildProcess } from 'node:child_process'
 import net from 'node:net'
 import tls from 'node:tls'
 import { RespDecoder } from '../../../src/resp/decode.js'
 import { NEED_MORE } from '../../../src/resp/protocol.js'
 import type { Reply } from '../../../src/reply.js'
-import { freePort, ping, REDIS_SERVER_BIN } from '../../support/redis-server.js'
+import { freePort, makeServerDir, removeServerDir, startRedisServer, type RedisServer } from '../../support/redis-server.js'
 
 /** Polls `condition` every few ms until it holds; fails with `what` after `timeoutMs`. */
 export async function waitFor(condition: () => boolean | Promise<boolean>, what: string, timeoutMs = 10_000): Promise<void> {
@@ -20,15 +19,17 @@ export async function waitFor(condition: () => boolean | Promise<boolean>, what:
   }
 }
 
-/** A redis-server on a fixed port that the test can SIGKILL and start again. */
+/** A redis-server on a fixed port and directory that the test can SIGKILL and start again. */
 export class RestartableRedis {
-  #child: ChildProcess | undefined
-  #exited: Promise<void> = Promise.resolve()
+  #server: RedisServer | undefined
 
-  private constructor(readonly port: number) {}
+  private constructor(
+    readonly port: number,
+    readonly dir: string,
+  ) {}
 
   static async start(args: readonly string[] = []): Promise<RestartableRedis> {
-    const redis = new RestartableRedis(await freePort())
+    const redis = new RestartableRedis(await freePort(), makeServerDir())
     await redis.startAgain(args)
     return redis
   }
@@ -37,24 +38,19 @@ export class RestartableRedis {
     return `redis://127.0.0.1:${this.port}`
   }
 
-  /** Starts the server on the same port and resolves once it answers PING. */
+  /** Starts the server on the same port and directory and resolves once it answers PING. */
   async startAgain(args: readonly string[] = []): Promise<void> {
-    const child = spawn(REDIS_SERVER_BIN, ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', ...args], {
-      stdio: 'ignore',
-    })
-    this.#child = child
-    this.#exited = new Promise((resolve) => child.once('exit', () => resolve()))
-    await waitFor(() => ping(this.port), `redis-server on port ${this.port}`)
+    this.#server = await startRedisServer({ port: this.port, dir: this.dir, args })
   }
 
   /** SIGKILL: the server vanishes mid-stream, as in a crash. Resolves once it exited. */
   async kill(): Promise<void> {
-    this.#child?.kill('SIGKILL')
-    await this.#exited
+    await this.#server?.kill()
   }
 
   async stop(): Promise<void> {
     await this.kill()
+    removeServerDir(this.dir)
   }
 }
 
