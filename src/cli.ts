@@ -4,7 +4,6 @@ import { readFileSync } from 'node:fs'
 import { createServer as createHttpServer } from 'node:http'
 import { createServer as createHttpsServer } from 'node:https'
 import { availableParallelism } from 'node:os'
-import { createSecureContext } from 'node:tls'
 import { parseArgs } from 'node:util'
 import { createNodeHandler } from './adapters/node.js'
 import { generateToken } from './auth/tokens.js'
@@ -17,6 +16,7 @@ import { createGateway, type Gateway } from './rest/gateway.js'
 import { runPrimary, runWorker, type Listening, type Serving } from './cli-workers.js'
 import { runQueueCli } from './queue/cli.js'
 import { hostPort, listen, ListenError } from './cli-listen.js'
+import { fromEnv, readTls } from './cli-tls.js'
 
 const USAGE = `restis: a Redis-compatible database behind HTTP
 
@@ -62,35 +62,6 @@ interface CliOptions {
 function version(): string {
   const text = readFileSync(new URL('../package.json', import.meta.url), 'utf8')
   return `restis ${(JSON.parse(text) as { version: string }).version}`
-}
-
-/** An empty variable counts as unset, so `SERVICE_REST_TOKEN= restis` behaves as if it were unset. */
-function fromEnv(env: NodeJS.ProcessEnv, name: string): string | undefined {
-  return env[name] || undefined
-}
-
-/** Reads the certificate and key named by the flags or their variables; both or neither. */
-function readTls(certFlag: string | undefined, keyFlag: string | undefined, env: NodeJS.ProcessEnv): CliOptions['tls'] {
-  const certPath = certFlag || fromEnv(env, 'SERVICE_TLS_CERT')
-  const keyPath = keyFlag || fromEnv(env, 'SERVICE_TLS_KEY')
-  if (certPath === undefined && keyPath === undefined) return undefined
-  if (certPath === undefined || keyPath === undefined) {
-    throw new Error('TLS needs both a certificate and its key: --tls-cert and --tls-key (or SERVICE_TLS_CERT and SERVICE_TLS_KEY)')
-  }
-  const read = (path: string, what: string): string => {
-    try {
-      return readFileSync(path, 'utf8')
-    } catch (error) {
-      throw new Error(`cannot read the TLS ${what} ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`)
-    }
-  }
-  const tls = { cert: read(certPath, 'certificate'), key: read(keyPath, 'key') }
-  try {
-    createSecureContext(tls) // a key that does not match, or text that is not PEM, fails here rather than at the first client
-  } catch (error) {
-    throw new Error(`unusable TLS certificate or key (${certPath}, ${keyPath}): ${(error as Error).message}`)
-  }
-  return tls
 }
 
 function readOptions(argv: string[], env: NodeJS.ProcessEnv): CliOptions {

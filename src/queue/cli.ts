@@ -11,6 +11,7 @@ import { redact } from '../executor/socket/options.js'
 import { ENV_NAMES, readEnv } from '../workflow/env.js'
 import { createQueueService } from './service.js'
 import { ListenError } from '../cli-listen.js'
+import { readTls, type TlsFiles } from '../cli-tls.js'
 
 export const QUEUE_USAGE = `restis queue: the local message-queue service for workflows
 
@@ -27,6 +28,8 @@ Options:
   --concurrency <n>        deliveries in flight (default 64)
   --delivery-timeout <ms>  how long one delivery may take (default 30000)
   --lease <ms>             how long a claimed delivery stays reserved for this process (default timeout + 10000)
+  --tls-cert <file>        serve HTTPS with this PEM certificate (or SERVICE_TLS_CERT); needs --tls-key
+  --tls-key <file>         the certificate's PEM private key (or SERVICE_TLS_KEY)
   -h, --help               this text
 `
 
@@ -52,6 +55,7 @@ export async function runQueueCli(argv: string[], env: NodeJS.ProcessEnv): Promi
     concurrency?: number
     deliveryTimeout?: number
     leaseMs?: number
+    tls?: TlsFiles
   }
   try {
     const { values } = parseArgs({
@@ -67,6 +71,8 @@ export async function runQueueCli(argv: string[], env: NodeJS.ProcessEnv): Promi
         concurrency: { type: 'string' },
         'delivery-timeout': { type: 'string' },
         lease: { type: 'string' },
+        'tls-cert': { type: 'string' },
+        'tls-key': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -88,6 +94,7 @@ export async function runQueueCli(argv: string[], env: NodeJS.ProcessEnv): Promi
       concurrency: integer(values.concurrency, 'concurrency', 1, 10_000),
       deliveryTimeout: integer(values['delivery-timeout'], 'delivery-timeout', 1, 3_600_000),
       leaseMs: integer(values.lease, 'lease', 1, 3_600_000),
+      tls: readTls(values['tls-cert'], values['tls-key'], env),
     }
     if (settings.redis !== undefined) executor = new SocketExecutor({ url: settings.redis })
   } catch (error) {
@@ -107,7 +114,7 @@ export async function runQueueCli(argv: string[], env: NodeJS.ProcessEnv): Promi
   })
   let url: string
   try {
-    ;({ url } = await queue.listen(settings.port, settings.host))
+    ;({ url } = await queue.listen(settings.port, settings.host, settings.tls))
   } catch (error) {
     process.stderr.write(`restis queue: ${new ListenError(settings.host, settings.port, error).message}\n`)
     await queue.close()

@@ -12,6 +12,7 @@
  * ```
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+import { createServer as createHttpsServer } from 'node:https'
 import type { AddressInfo } from 'node:net'
 import { CONTENT_TOO_LARGE, fetchHeaders, jsonResponse, type HttpRequest, type HttpResponse, type HttpService } from '../adapters/http.js'
 import { fetchListener } from '../adapters/fetch-listener.js'
@@ -176,7 +177,11 @@ export interface QueueService {
   /** Starts delivering (when `autoStart` was false). */
   start(): void
   /** Serves the API on `port` (default 0: a free one) and `host` (default 127.0.0.1). */
-  listen(port?: number, host?: string): Promise<{ readonly url: string; readonly port: number; readonly server: Server }>
+  /**
+   * Listens on `port` and `host` (default an ephemeral port on 127.0.0.1); with `tls` (a PEM
+   * certificate and key) it serves HTTPS.
+   */
+  listen(port?: number, host?: string, tls?: { readonly cert: string; readonly key: string }): Promise<{ readonly url: string; readonly port: number; readonly server: Server }>
   /** Stops delivering (in-flight deliveries are abandoned to their leases), closes the listener and an owned executor. */
   close(): Promise<void>
   /** Observes events; returns the unsubscribe function. */
@@ -575,9 +580,9 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
     signingKeys,
     store,
     start: () => worker.start(),
-    async listen(port = 0, host = '127.0.0.1') {
+    async listen(port = 0, host = '127.0.0.1', tls) {
       if (server) throw new Error('the queue service is already listening')
-      const listening = createServer(nodeHandler)
+      const listening: Server = tls === undefined ? createServer(nodeHandler) : createHttpsServer(tls, nodeHandler)
       listening.keepAliveTimeout = 65_000
       await new Promise<void>((resolve, reject) => {
         listening.once('error', reject)
@@ -589,7 +594,7 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
       server = listening
       const address = listening.address() as AddressInfo
       const shownHost = host.includes(':') ? `[${host}]` : host
-      return { url: `http://${shownHost}:${address.port}`, port: address.port, server: listening }
+      return { url: `${tls === undefined ? 'http' : 'https'}://${shownHost}:${address.port}`, port: address.port, server: listening }
     },
     async close() {
       if (closed) return

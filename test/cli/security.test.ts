@@ -263,6 +263,34 @@ describe.skipIf(opensslSkipReason !== undefined)(`restis with TLS${skipped(opens
     await expect(fetch(url.replace('https:', 'http:') + '/get/secure', { headers: { authorization: 'Bearer tls-token' } })).rejects.toThrow()
   })
 
+  test('restis queue serves HTTPS with the same flags', async () => {
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', '--import', './scripts/text-import.mjs', 'src/cli.ts', 'queue', '--port', '0', '--token', 'q-token', '--tls-cert', certificate.certPath, '--tls-key', certificate.keyPath],
+      { cwd: ROOT, env: { ...process.env, ...CLEAN_ENV }, stdio: ['ignore', 'pipe', 'pipe'] },
+    )
+    try {
+      let output = ''
+      child.stdout.setEncoding('utf8')
+      const url = await new Promise<string>((resolve, reject) => {
+        child.stdout.on('data', (chunk: string) => {
+          output += chunk
+          const found = /listening on (\S+)/.exec(output)?.[1]
+          if (found !== undefined && output.includes('QUEUE_NEXT_SIGNING_KEY=')) resolve(found)
+        })
+        child.once('exit', (code) => reject(new Error(`restis queue exited with ${code}: ${output}`)))
+      })
+      expect(url).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/)
+      expect(output).toContain(`QUEUE_URL=${url}\n`)
+      const runs = await httpsGet(`${url}/v2/dashboard/runs`, 'q-token', certificate.cert)
+      expect(runs.status).toBe(200)
+      expect(JSON.parse(runs.body)).toHaveProperty('runs')
+      expect((await httpsGet(`${url}/v2/dashboard/runs`, 'wrong', certificate.cert)).status).toBe(401)
+    } finally {
+      await stop(child, 'SIGTERM')
+    }
+  })
+
   test.skipIf(cliMissing !== undefined)(`redis-cli --tls reaches the RESP port, AUTH still required${skipped(cliMissing)}`, async () => {
     const { respPort } = await cli.ready
     const tlsArgs = ['--tls', '--cacert', certificate.certPath]
