@@ -29,10 +29,10 @@ console.log(JSON.stringify({ reply: reply.map(String), title: /<title>(.*)<\\/ti
 `
 }
 
-/** ESM imports of the two entry points from `index` and `memory` (file paths). */
-function esmImports(index: string, memory: string): string {
+/** ESM imports of the two entry points from `queue` and `memory` (file paths). */
+function esmImports(queue: string, memory: string): string {
   const url = (file: string) => JSON.stringify(pathToFileURL(file).href)
-  return `import { createQueueService } from ${url(index)}\nimport { MemoryExecutor } from ${url(memory)}`
+  return `import { createQueueService } from ${url(queue)}\nimport { MemoryExecutor } from ${url(memory)}`
 }
 
 const EXPECTED = { reply: ['7.0.15', 'OK', 'v'], title: 'restis queue' }
@@ -50,7 +50,7 @@ describe('text assets in the tsup build (ESM and CJS)', () => {
     await mkdir(path.join(ROOT, 'temp'), { recursive: true })
     outDir = await mkdtemp(path.join(ROOT, 'temp', 'text-assets-'))
     const options = config as Options
-    await build({ ...options, entry: { index: 'src/index.ts', memory: 'src/executor/memory/index.ts' }, outDir, dts: false, sourcemap: false, silent: true, config: false })
+    await build({ ...options, entry: { queue: 'src/queue/index.ts', memory: 'src/executor/memory/index.ts' }, outDir, dts: false, sourcemap: false, silent: true, config: false })
   }, 120_000)
   afterAll(async () => {
     if (outDir) await rm(outDir, { recursive: true, force: true })
@@ -59,24 +59,24 @@ describe('text assets in the tsup build (ESM and CJS)', () => {
   test('the build holds no .lua or .html files: the text is inlined', async () => {
     const files = await readdir(outDir)
     expect(files.filter((file) => /\.(lua|html)$/.test(file))).toEqual([])
-    expect(files).toEqual(expect.arrayContaining(['index.js', 'index.cjs', 'memory.js', 'memory.cjs']))
+    expect(files).toEqual(expect.arrayContaining(['queue.js', 'queue.cjs', 'memory.js', 'memory.cjs']))
   })
 
   test('ESM: EVAL runs on the Lua runtime and the dashboard serves its page', async () => {
-    const script = probe(esmImports(path.join(outDir, 'index.js'), path.join(outDir, 'memory.js')))
+    const script = probe(esmImports(path.join(outDir, 'queue.js'), path.join(outDir, 'memory.js')))
     expect(await runNode(['--input-type=module', '-e', script])).toEqual(EXPECTED)
   }, 60_000)
 
   test('CJS: EVAL runs on the Lua runtime and the dashboard serves its page', async () => {
     const required = (file: string) => `require(${JSON.stringify(path.join(outDir, file))})`
-    const script = probe(`const { createQueueService } = ${required('index.cjs')}\nconst { MemoryExecutor } = ${required('memory.cjs')}`)
+    const script = probe(`const { createQueueService } = ${required('queue.cjs')}\nconst { MemoryExecutor } = ${required('memory.cjs')}`)
     expect(await runNode(['--input-type=commonjs', '-e', `(async () => {${script}})()`])).toEqual(EXPECTED)
   }, 60_000)
 })
 
 describe('text assets under tsx with the module hook of npm start', () => {
   test('EVAL runs on the Lua runtime and the dashboard serves its page', async () => {
-    const script = probe(esmImports(path.join(ROOT, 'src/index.ts'), path.join(ROOT, 'src/executor/memory/index.ts')))
+    const script = probe(esmImports(path.join(ROOT, 'src/queue/index.ts'), path.join(ROOT, 'src/executor/memory/index.ts')))
     expect(await runNode(['--import', 'tsx', '--import', './scripts/text-import.mjs', '--input-type=module', '-e', script])).toEqual(EXPECTED)
   }, 60_000)
 })
