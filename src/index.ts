@@ -7,7 +7,7 @@
  * @packageDocumentation
  */
 export * from './reply.js'
-export { BackendUnavailableError } from './executor/executor.js'
+export { BackendUnavailableError, OutcomeUnknownError, backendFailureMessage } from './executor/executor.js'
 export type { Executor, CallContext, Subscription, PubSubEvent, MonitorEvent } from './executor/executor.js'
 export * from './rest/index.js'
 export { createFetchHandler } from './adapters/fetch.js'
