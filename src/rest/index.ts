@@ -25,4 +25,6 @@ export {
   badRequest,
   commandNotAvailable,
   backendUnavailable,
+  backendOutcomeUnknown,
+  backendFailure,
 } from './errors.js'
