@@ -47,6 +47,16 @@ export class RestartableRedis {
     await waitFor(() => ping(this.port), `redis-server on port ${this.port}`)
   }
 
+  /** SIGSTOP: the server keeps its sockets (the kernel still accepts and buffers) but runs nothing. */
+  pause(): void {
+    this.#child?.kill('SIGSTOP')
+  }
+
+  /** SIGCONT after {@link pause}: the server reads and runs whatever reached it meanwhile. */
+  resume(): void {
+    this.#child?.kill('SIGCONT')
+  }
+
   /** SIGKILL: the server vanishes mid-stream, as in a crash. Resolves once it exited. */
   async kill(): Promise<void> {
     this.#child?.kill('SIGKILL')
