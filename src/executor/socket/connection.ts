@@ -450,7 +450,9 @@ export class Connection {
     this.#outgoing = []
     this.#unwritten = 0
     this.#inflight = 0
-    for (let i = 0; i < pending.length; i++) pending[i].reject(i < written ? sent : notSent)
+    // An oversized reply is the oldest command's; those behind it only lost their connection.
+    const behind = error instanceof ReplyTooLargeError ? new OutcomeUnknownError(`an earlier reply on the connection was too large: ${error.message}`) : sent
+    for (let i = 0; i < pending.length; i++) pending[i].reject(i === 0 && i < written ? sent : i < written ? behind : notSent)
     const onClose = this.onClose
     this.onClose = undefined
     onClose?.(error)

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import type net from 'node:net'
 import { BackendUnavailableError, OutcomeUnknownError } from '../../../src/executor/executor.js'
 import { SocketExecutor } from '../../../src/executor/socket/socket-executor.js'
+import { ReplyTooLargeError } from '../../../src/executor/socket/connection.js'
 import type { Reply } from '../../../src/reply.js'
 import { createNodeHandler } from '../../../src/adapters/node.js'
 import { serveResp, type RespServer } from '../../../src/adapters/resp-server.js'
@@ -200,6 +201,22 @@ describe('socket executor: classification against stub servers', () => {
       const failure = await executor.pipeline(Array.from({ length: 5 }, () => ['PING'])).catch((error: Error) => error)
       expect(failure).toBeInstanceOf(OutcomeUnknownError)
       expect((failure as Error).message).toMatch(/; 2 of the pipeline's 5 commands had run$/)
+    } finally {
+      await executor.close()
+      await stub.close()
+    }
+  })
+
+  test('an oversized reply fails its own command as such, and those written behind it as outcome-unknown', async () => {
+    // The start of a 4 KiB reply: past the limit before it is complete.
+    const stub = await stubServer((socket) => socket.once('data', () => socket.write(`$4096\r\n${'x'.repeat(2048)}`)))
+    const executor = new SocketExecutor({ port: stub.port, maxReplyBytes: 1024, reconnectDelay: 60_000 })
+    try {
+      const [big, behind] = await Promise.all([executor.exec(['GET', 'big']), executor.exec(['SET', 'a', '1'])].map((call) => call.catch((error: Error) => error)))
+      expect(big).toBeInstanceOf(ReplyTooLargeError)
+      expect(behind).not.toBeInstanceOf(ReplyTooLargeError)
+      expect(behind).toBeInstanceOf(OutcomeUnknownError)
+      expect((behind as Error).message).toBe('an earlier reply on the connection was too large: reply larger than maxReplyBytes (1024 bytes); the connection was closed')
     } finally {
       await executor.close()
       await stub.close()
