@@ -47,7 +47,7 @@ describe.skipIf(redisServerSkipReason !== undefined)(liveSuiteName('socket execu
       clientName: 'outcome',
       poolSize: 1,
       maxPending: 40,
-      commandTimeout: 500,
+      commandTimeout: 2000, // wide enough that a loaded machine queues every call below before it passes
       connectTimeout: 300,
       reconnectDelay: 60_000,
       maxReconnectDelay: 60_000,
@@ -95,7 +95,7 @@ describe.skipIf(redisServerSkipReason !== undefined)(liveSuiteName('socket execu
     const notSent = [...outcomes].filter(([, outcome]) => !outcome.ok && isNotSent(outcome.error)).map(([key]) => key)
     expect(unknown.sort()).toEqual([...Array.from({ length: 20 }, (_, i) => `written:${i}`), 'written:big'].sort())
     expect(notSent.length).toBe(outcomes.size - unknown.length)
-    expect(errorOf(outcomes.get('written:0') as Settled).message).toMatch(/^command timed out after 500 ms waiting for 127\.0\.0\.1:\d+$/)
+    expect(errorOf(outcomes.get('written:0') as Settled).message).toMatch(/^command timed out after 2000 ms waiting for 127\.0\.0\.1:\d+$/)
     const overflow = Array.from({ length: 20 }, (_, i) => errorOf(outcomes.get(`overflow:${i}`) as Settled).message)
     expect(overflow.filter((message) => message === 'too many commands pending on one connection (maxPending 40)').length).toBe(11)
     expect(errorOf(outcomes.get('tx') as Settled).message).toMatch(/timed out .*; the transaction was dropped before EXEC$/)
@@ -245,7 +245,7 @@ describe.skipIf(redisServerSkipReason !== undefined)(liveSuiteName('gateway and 
 
   beforeAll(async () => {
     redis = await RestartableRedis.start()
-    executor = new SocketExecutor({ url: redis.url, clientName: 'outcome', poolSize: 1, commandTimeout: 400, connectTimeout: 300, reconnectDelay: 60_000, maxReconnectDelay: 60_000 })
+    executor = new SocketExecutor({ url: redis.url, clientName: 'outcome', poolSize: 1, commandTimeout: 1500, connectTimeout: 300, reconnectDelay: 60_000, maxReconnectDelay: 60_000 })
     http = await listen(createNodeHandler({ executor, token: 'frozen-token' }))
     resp = await serveResp(executor, { port: 0 })
   })
@@ -273,9 +273,9 @@ describe.skipIf(redisServerSkipReason !== undefined)(liveSuiteName('gateway and 
       for (const answer of timedOut) {
         expect(answer.status).toBe(504)
         expect(answer.retryAfter).toBeNull()
-        expect(answer.body).toMatch(/^\{"error":"ERR backend outcome unknown: command timed out after 400 ms waiting for 127\.0\.0\.1:\d+ \(sent; it may have run\)"\}$/)
+        expect(answer.body).toMatch(/^\{"error":"ERR backend outcome unknown: command timed out after 1500 ms waiting for 127\.0\.0\.1:\d+ \(sent; it may have run\)"\}$/)
       }
-      expect(show(await respSent)).toMatch(/^-ERR backend outcome unknown: command timed out after 400 ms waiting for 127\.0\.0\.1:\d+ \(sent; it may have run\)$/)
+      expect(show(await respSent)).toMatch(/^-ERR backend outcome unknown: command timed out after 1500 ms waiting for 127\.0\.0\.1:\d+ \(sent; it may have run\)$/)
       // The frozen server accepts a new connection but never answers its handshake: not sent.
       expect(show(await client.call('SET', 'resp:0', '1'))).toMatch(/^-ERR backend unavailable: connect to 127\.0\.0\.1:\d+ timed out after 300 ms \(not executed; safe to retry\)$/)
       const failFast = await fetch(`${http.url}/set/http:late/1`, { headers })
