@@ -122,7 +122,8 @@ export class Pool {
       try {
         slice = await connection.sendBatch(start === 0 && commands.length <= size ? commands : commands.slice(start, start + size))
       } catch (error) {
-        const message = error instanceof Error ? error.message : String(error)
+        if (!(error instanceof BackendUnavailableError)) throw error
+        const message = error.message
         if (transaction && start + size <= execIndex) throw new BackendUnavailableError(`${message}; the transaction was dropped before EXEC`)
         if (transaction && start > execIndex) throw new OutcomeUnknownError(`${message}; the transaction had run`)
         if (!transaction && start > 0) throw new OutcomeUnknownError(`${message}; ${start} of the pipeline's ${commands.length} commands had run`)
