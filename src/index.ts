@@ -13,7 +13,7 @@
  * @packageDocumentation
  */
 export { isBytes, isReplyError } from './reply.js'
-export { BackendUnavailableError } from './executor/executor.js'
+export { BackendUnavailableError, OutcomeUnknownError } from './executor/executor.js'
 export { MemoryExecutor } from './executor/memory/memory-executor.js'
 export type { MemoryExecutorOptions } from './executor/memory/memory-executor.js'
 export type { EngineOptions } from './executor/memory/engine.js'

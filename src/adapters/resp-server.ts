@@ -21,7 +21,7 @@ import { secretsEqual } from '../auth/digest.js'
 import { encodeReply, encodeReplies } from '../resp/encode.js'
 import { RequestDecoder } from '../resp/request.js'
 import { NEED_MORE, RespProtocolError } from '../resp/protocol.js'
-import { BackendUnavailableError, type CallContext, type Executor, type PubSubEvent } from '../executor/executor.js'
+import { BackendUnavailableError, backendFailureMessage, type CallContext, type Executor, type PubSubEvent } from '../executor/executor.js'
 import { allCommands, arityError, checkArity, lookupError, resolveCommand, SERVER_VERSION } from '../commands/lookup.js'
 import { checkPermission } from '../auth/permissions.js'
 import { generateToken, type Authenticator } from '../auth/tokens.js'
@@ -164,7 +164,8 @@ function strictInteger(arg: Buffer): number | undefined {
 
 
 function errorReply(error: unknown): ReplyError {
-  if (error instanceof BackendUnavailableError) return new ReplyError(`ERR backend unavailable: ${error.message}`)
+  // The same texts as the gateway's 503 and 504 (docs/protocol.md).
+  if (error instanceof BackendUnavailableError) return new ReplyError(backendFailureMessage(error))
   const message = error instanceof Error ? error.message : String(error)
   return new ReplyError(`ERR ${message}`.replace(/[\r\n]+/g, ' '))
 }

@@ -75,10 +75,41 @@ export interface Executor {
   close(): Promise<void>
 }
 
-/** Thrown (as a rejection) when the backend cannot be reached or timed out. @public */
+/**
+ * Thrown (as a rejection) when the backend could not run a call. As such (not as an
+ * {@link OutcomeUnknownError}) it means the call was never sent to the backend (no connection,
+ * a full queue, the executor closed): nothing ran and the call is safe to retry.
+ * @public
+ */
 export class BackendUnavailableError extends Error {
   constructor(reason: string) {
     super(reason)
     this.name = 'BackendUnavailableError'
   }
+}
+
+/**
+ * The call was sent to the backend and then no reply came (a timeout, a lost connection): it may
+ * have run, in part or whole, or not at all. Retrying a write can apply it twice; read the data
+ * first. The connection that carried it was closed, so a late reply can never reach another call.
+ * @public
+ */
+export class OutcomeUnknownError extends BackendUnavailableError {
+  constructor(reason: string) {
+    super(reason)
+    this.name = 'OutcomeUnknownError'
+  }
+}
+
+/**
+ * The error text of a failed call, as the gateway and the RESP listener answer it:
+ * `ERR backend unavailable: <reason> (not executed; safe to retry)` or, for an
+ * {@link OutcomeUnknownError}, `ERR backend outcome unknown: <reason> (sent; it may have run)`.
+ * @public
+ */
+export function backendFailureMessage(error: BackendUnavailableError): string {
+  const reason = error.message.replace(/[\r\n]+/g, ' ')
+  return error instanceof OutcomeUnknownError
+    ? `ERR backend outcome unknown: ${reason} (sent; it may have run)`
+    : `ERR backend unavailable: ${reason} (not executed; safe to retry)`
 }

@@ -29,7 +29,7 @@ export interface CorsPolicy {
 }
 
 const METHODS = 'GET, HEAD, POST, PUT'
-const EXPOSED = 'Service-Sync-Token, Upstash-Sync-Token'
+const EXPOSED = 'Service-Sync-Token, Upstash-Sync-Token, Retry-After'
 /** Request headers a client of the protocol sends. */
 const ALLOWED_HEADERS = [
   'authorization',

@@ -1,3 +1,5 @@
+import { BackendUnavailableError, OutcomeUnknownError, backendFailureMessage } from '../executor/executor.js'
+
 /**
  * The gateway's own error replies: status code plus Redis-style text (`<CODE> <message>`),
  * as docs/protocol.md (Errors) lists them.
@@ -7,6 +9,8 @@ export class RestError {
   constructor(
     readonly status: number,
     readonly message: string,
+    /** Extra response headers, e.g. `Retry-After`. */
+    readonly headers?: Readonly<Record<string, string>>,
   ) {}
 }
 
@@ -29,7 +33,28 @@ export function commandNotAvailable(name: string): RestError {
   return new RestError(400, `ERR Command is not available: '${name}'`)
 }
 
-/** 503 `ERR backend unavailable: <reason>`. @public */
+/**
+ * 503 `ERR backend unavailable: <reason> (not executed; safe to retry)`, with `Retry-After: 1`:
+ * the request never reached the backend.
+ * @public
+ */
 export function backendUnavailable(reason: string): RestError {
-  return new RestError(503, `ERR backend unavailable: ${reason}`)
+  return backendFailure(new BackendUnavailableError(reason))
+}
+
+/**
+ * 504 `ERR backend outcome unknown: <reason> (sent; it may have run)`: the request reached the
+ * backend and no reply came back; a write retried blindly may apply twice.
+ * @public
+ */
+export function backendOutcomeUnknown(reason: string): RestError {
+  return backendFailure(new OutcomeUnknownError(reason))
+}
+
+const RETRY_AFTER = Object.freeze({ 'retry-after': '1' })
+
+/** The answer to a rejection of the executor: 504 when the call may have run, else 503. @public */
+export function backendFailure(error: BackendUnavailableError): RestError {
+  if (error instanceof OutcomeUnknownError) return new RestError(504, backendFailureMessage(error))
+  return new RestError(503, backendFailureMessage(error), RETRY_AFTER)
 }

@@ -3,7 +3,7 @@ import { BackendUnavailableError } from '../executor/executor.js'
 import { TokenStore, type Authenticator, type Principal } from '../auth/tokens.js'
 import { createRequestAuth } from '../auth/user-tokens.js'
 import { Limits, type LimitOptions } from '../auth/limits.js'
-import { METHOD_NOT_ALLOWED, UNAUTHORIZED, RestError, backendUnavailable } from './errors.js'
+import { METHOD_NOT_ALLOWED, UNAUTHORIZED, RestError, backendFailure } from './errors.js'
 import { parseCall, requestToken, splitUrl, type RequestTarget, type RestRequest } from './request.js'
 import type { EventStream, SseOptions } from './sse.js'
 import { corsPolicy, type CorsOptions } from './cors.js'
@@ -145,7 +145,7 @@ export function createGateway(options: GatewayOptions): Gateway {
         response = await run(request, method)
         if (method === 'HEAD') response = { ...response, body: '' }
       } catch (error) {
-        if (error instanceof BackendUnavailableError) response = responses.fail(backendUnavailable(error.message))
+        if (error instanceof BackendUnavailableError) response = responses.fail(backendFailure(error))
         // Never leak internals (stack traces, tokens) to the client.
         else response = responses.fail(new RestError(500, 'ERR internal error'))
       }

@@ -69,7 +69,8 @@ export class Responses {
   }
 
   fail(error: RestError): HttpResponse {
-    return this.json(error.status, errorEnvelope(error.message))
+    const response = this.json(error.status, errorEnvelope(error.message))
+    return error.headers === undefined ? response : { ...response, headers: { ...response.headers, ...error.headers } }
   }
 
   /** One command's reply: 200, or 400 for an error reply. */

@@ -44,7 +44,7 @@ describe('CORS', () => {
     const send = requester(createGateway({ executor, token: TOKEN, cors: { origins: [APP] } }), TOKEN)
     for (const sent of [await send('GET', '/ping', { headers: { origin: APP } }), await send('GET', '/nosuch', { headers: { origin: APP } }), await send('GET', '/ping', { token: 'bad', headers: { origin: APP } })]) {
       expect(sent.headers['access-control-allow-origin']).toBe(APP)
-      expect(sent.headers['access-control-expose-headers']).toBe('Service-Sync-Token, Upstash-Sync-Token')
+      expect(sent.headers['access-control-expose-headers']).toBe('Service-Sync-Token, Upstash-Sync-Token, Retry-After')
       expect(sent.headers.vary).toBe('Origin')
     }
   })

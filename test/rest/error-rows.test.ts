@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { request as httpRequest } from 'node:http'
 import { createNodeHandler } from '../../src/adapters/node.js'
 import { MemoryExecutor } from '../../src/executor/memory/memory-executor.js'
-import { BackendUnavailableError, type Executor } from '../../src/executor/executor.js'
+import { BackendUnavailableError, OutcomeUnknownError, type Executor } from '../../src/executor/executor.js'
 import { listen } from '../support/http.js'
 
 const TOKEN = 'rows-token'
@@ -78,12 +78,32 @@ describe('backend failures', () => {
     close: () => Promise.resolve(),
   })
 
-  test('an unreachable backend is a 503 with the reason', async () => {
+  test('a call that never reached the backend is a 503 with the reason, safe to retry, and Retry-After', async () => {
     const server = await listen(createNodeHandler({ executor: failing(new BackendUnavailableError('connection refused')), token: TOKEN }))
     try {
-      const response = await raw(server.url, 'GET', '/get/a', { authorization: `Bearer ${TOKEN}` })
-      expect(response.status).toBe(503)
-      expect(response.body).toBe('{"error":"ERR backend unavailable: connection refused"}')
+      for (const path of ['/get/a', '/pipeline', '/multi-exec']) {
+        const method = path === '/get/a' ? 'GET' : 'POST'
+        const response = await raw(server.url, method, path, { authorization: `Bearer ${TOKEN}` }, method === 'POST' ? '[["GET","a"]]' : undefined)
+        expect(response.status).toBe(503)
+        expect(response.headers['retry-after']).toBe('1')
+        expect(response.body).toBe('{"error":"ERR backend unavailable: connection refused (not executed; safe to retry)"}')
+      }
+    } finally {
+      await server.close()
+    }
+  })
+
+  test('a call sent to the backend and not answered is a 504 that says it may have run, without Retry-After', async () => {
+    const reason = 'command timed out after 100 ms waiting for 127.0.0.1:6379'
+    const server = await listen(createNodeHandler({ executor: failing(new OutcomeUnknownError(reason)), token: TOKEN }))
+    try {
+      for (const path of ['/set/a/1', '/pipeline', '/multi-exec']) {
+        const method = path === '/set/a/1' ? 'GET' : 'POST'
+        const response = await raw(server.url, method, path, { authorization: `Bearer ${TOKEN}` }, method === 'POST' ? '[["SET","a","1"]]' : undefined)
+        expect(response.status).toBe(504)
+        expect(response.headers['retry-after']).toBeUndefined()
+        expect(response.body).toBe(`{"error":"ERR backend outcome unknown: ${reason} (sent; it may have run)"}`)
+      }
     } finally {
       await server.close()
     }

@@ -4,7 +4,10 @@
  *
  * A connection never recovers from a failure: after a timeout, a protocol error, an oversized
  * reply or a closed socket, it is destroyed and every command on it rejects. Nothing that was
- * written to it can then be answered to the wrong caller.
+ * written to it can then be answered to the wrong caller. Commands already handed to the socket
+ * reject with {@link OutcomeUnknownError} (the server may still run them: it reads what reached
+ * it before it sees the close); commands still queued for the next write reject with a plain
+ * {@link BackendUnavailableError}: they never left the process.
  *
  */
 
@@ -14,15 +17,16 @@ import { ReplyError, type Command, type Reply } from '../../reply.js'
 import { encodeCommands } from '../../resp/encode.js'
 import { RespDecoder } from '../../resp/decode.js'
 import { RespProtocolError } from '../../resp/protocol.js'
-import { BackendUnavailableError } from '../executor.js'
+import { BackendUnavailableError, OutcomeUnknownError } from '../executor.js'
 import type { ConnectionConfig } from './options.js'
 
 /**
  * A reply was larger than `maxReplyBytes`: the connection was destroyed and the caller rejected.
- * A kind of {@link BackendUnavailableError}, so the gateway answers 503 with this message.
+ * The command ran (its reply was arriving), so this is an {@link OutcomeUnknownError}: the
+ * gateway answers it as one, with this message.
  * @public
  */
-export class ReplyTooLargeError extends BackendUnavailableError {
+export class ReplyTooLargeError extends OutcomeUnknownError {
   constructor(limit: number) {
     super(`reply larger than maxReplyBytes (${limit} bytes); the connection was closed`)
     this.name = 'ReplyTooLargeError'
@@ -120,6 +124,8 @@ export class Connection {
   #inflight = 0
   /** Commands not yet written: this event-loop turn's batch, or everything while waiting for `drain`. */
   #outgoing: Command[] = []
+  /** How many entries at the tail of #pending are in #outgoing (a batch is written whole or not at all). */
+  #unwritten = 0
   #flushScheduled = false
   #needDrain = false
   /** Bytes received since the end of the last complete reply: the size of the reply being read. */
@@ -174,7 +180,8 @@ export class Connection {
         settled = true
         clearTimeout(timer)
         socket.destroy()
-        reject(error)
+        // Only the handshake was sent: the commands waiting for this connection never were.
+        reject(error instanceof OutcomeUnknownError ? new BackendUnavailableError(error.message) : error)
       }
       const timer =
         config.connectTimeout > 0
@@ -303,6 +310,7 @@ export class Connection {
 
   #enqueue(pending: Pending): void {
     this.#pending.push(pending)
+    this.#unwritten++
     if (pending.deadline !== 0 && this.#timer === undefined) this.#armTimer(pending.deadline)
   }
 
@@ -329,6 +337,7 @@ export class Connection {
     if (this.#needDrain || this.#dead !== undefined || this.#outgoing.length === 0) return
     const commands = this.#outgoing
     this.#outgoing = []
+    this.#unwritten = 0
     this.#counters.writes++
     if (!this.#socket.write(encodeCommands(commands))) this.#needDrain = true
   }
@@ -346,7 +355,7 @@ export class Connection {
     if (head === undefined) return
     if (head.deadline !== 0 && Date.now() >= head.deadline) {
       const where = `${this.#config.host}:${this.#config.port}`
-      this.#fail(new BackendUnavailableError(`command timed out after ${this.#config.commandTimeout} ms waiting for ${where}`))
+      this.#fail(new OutcomeUnknownError(`command timed out after ${this.#config.commandTimeout} ms waiting for ${where}`))
       return
     }
     if (head.deadline !== 0) this.#armTimer(head.deadline)
@@ -422,15 +431,28 @@ export class Connection {
     return new BackendUnavailableError(`${what} (${this.#config.host}:${this.#config.port})${cause}`)
   }
 
+  /**
+   * Destroys the connection. Commands written to the socket reject with an
+   * {@link OutcomeUnknownError} (`error` itself when it is one), those not yet written with a
+   * {@link BackendUnavailableError}: the gateway tells the two apart (503 safe to retry, 504 may
+   * have run). Later calls get the not-sent kind.
+   */
   #fail(error: Error): void {
     if (this.#dead !== undefined) return
-    this.#dead = error
+    const sent = error instanceof OutcomeUnknownError ? error : new OutcomeUnknownError(error.message)
+    const notSent = error instanceof OutcomeUnknownError || !(error instanceof BackendUnavailableError) ? new BackendUnavailableError(error.message) : error
+    this.#dead = notSent
     if (this.#timer !== undefined) clearTimeout(this.#timer)
     this.#timer = undefined
     this.#socket.destroy()
+    const pending = this.#pending.drain()
+    const written = pending.length - this.#unwritten
     this.#outgoing = []
+    this.#unwritten = 0
     this.#inflight = 0
-    for (const pending of this.#pending.drain()) pending.reject(error)
+    // An oversized reply is the oldest command's; those behind it only lost their connection.
+    const behind = error instanceof ReplyTooLargeError ? new OutcomeUnknownError(`an earlier reply on the connection was too large: ${error.message}`) : sent
+    for (let i = 0; i < pending.length; i++) pending[i].reject(i === 0 && i < written ? sent : i < written ? behind : notSent)
     const onClose = this.onClose
     this.onClose = undefined
     onClose?.(error)

@@ -40,14 +40,18 @@ export interface SocketExecutorOptions {
   /**
    * Milliseconds a command may wait for its reply, counted from the moment it is queued. When it
    * passes, the connection is destroyed (its later replies could no longer be matched) and every
-   * command on it rejects. 0 disables. Default 10000.
+   * command on it rejects: `OutcomeUnknownError` for those already written (the server may still
+   * run them), `BackendUnavailableError` for those not yet written. 0 disables. Default 10000.
    */
   readonly commandTimeout?: number
   /** Connections per pool for plain commands and pipelines, and for transactions. Default 4. */
   readonly poolSize?: number
   /**
    * Most commands queued on one connection (written or waiting to be written, reply not yet
-   * read). Beyond it a call rejects at once with `BackendUnavailableError`. Default 100000.
+   * read). Beyond it a call rejects at once with `BackendUnavailableError` (not sent, safe to
+   * retry). A pipeline or transaction longer than this is not refused: it goes out in slices of
+   * this many commands, each once the previous one is answered, on a connection of its own.
+   * Default 100000.
    */
   readonly maxPending?: number
   /**

@@ -6,7 +6,7 @@
  */
 
 import { ReplyError, type Command, type Reply } from '../../reply.js'
-import { BackendUnavailableError } from '../executor.js'
+import { BackendUnavailableError, OutcomeUnknownError } from '../executor.js'
 import { Connection, HandshakeError, type ConnectionCounters } from './connection.js'
 import type { ConnectionConfig } from './options.js'
 
@@ -15,6 +15,15 @@ export interface BackoffConfig {
   readonly size: number
   readonly reconnectDelay: number
   readonly maxReconnectDelay: number
+}
+
+/** Where `EXEC` is in a transaction's batch (`MULTI` excluded), or Infinity when absent. */
+function indexOfExec(commands: readonly Command[]): number {
+  for (let i = commands.length - 1; i >= 0; i--) {
+    const command = commands[i]
+    if (command.length === 1 && typeof command[0] === 'string' && command[0].toUpperCase() === 'EXEC') return i
+  }
+  return Infinity
 }
 
 interface Waiter {
@@ -72,23 +81,58 @@ export class Pool {
 
   /**
    * Runs `commands` on a connection nobody else uses meanwhile (MULTI … EXEC, blocking
-   * commands), written in one go. The connection returns to the exclusive set afterwards, or is
-   * closed if it failed.
+   * commands, pipelines longer than `maxPending`), written in one go, or in slices of
+   * `maxPending` commands, each sent once the previous one is answered. The connection returns
+   * to the exclusive set afterwards, or is closed if it failed.
+   *
+   * `transaction`: the batch is `MULTI … EXEC`. MULTI must succeed before the rest is sent (a
+   * refused MULTI, an ACL user without +multi, would otherwise let the server run the queued
+   * commands one by one), and a failure before the last slice (with EXEC) was written means
+   * nothing ran, whatever the error: the server drops a transaction whose connection closes.
+   * Otherwise a failure after a slice was answered is an {@link OutcomeUnknownError}: part ran.
    */
-  async exclusive(commands: readonly Command[], options: { readonly confirmFirst?: boolean } = {}): Promise<Reply[]> {
+  async exclusive(commands: readonly Command[], options: { readonly transaction?: boolean } = {}): Promise<Reply[]> {
     const connection = await this.#reserve()
     this.#lent.add(connection)
     try {
-      if (!options.confirmFirst || commands.length < 2) return await connection.sendBatch(commands)
-      // The first command must succeed before the rest is sent: a refused MULTI (an ACL user
-      // without +multi) would otherwise let the server run the queued commands one by one.
-      const [first] = await connection.sendBatch(commands.slice(0, 1))
-      if (first instanceof ReplyError) return [first]
-      return [first, ...(await connection.sendBatch(commands.slice(1)))]
+      if (!options.transaction || commands.length < 2) return await this.#sendSlices(connection, commands, Infinity)
+      const [multi] = await this.#sendSlices(connection, commands.slice(0, 1), Infinity, true)
+      if (multi instanceof ReplyError) return [multi]
+      const rest = commands.slice(1)
+      const replies = await this.#sendSlices(connection, rest, indexOfExec(rest), true)
+      replies.unshift(multi)
+      return replies
     } finally {
       this.#lent.delete(connection)
       this.#release(connection)
     }
+  }
+
+  /**
+   * Sends `commands` in slices of at most `maxPending`, each once the previous one is answered.
+   * In a transaction, a slice that fails before the one holding EXEC (at `execIndex`) ran
+   * nothing, and one that fails after it left the transaction run; in a pipeline, a failure
+   * after the first slice leaves the outcome unknown (part of it ran).
+   */
+  async #sendSlices(connection: Connection, commands: readonly Command[], execIndex: number, transaction = false): Promise<Reply[]> {
+    const size = this.config.maxPending
+    const replies: Reply[] = []
+    for (let start = 0; start < commands.length; start += size) {
+      let slice: Reply[]
+      try {
+        slice = await connection.sendBatch(start === 0 && commands.length <= size ? commands : commands.slice(start, start + size))
+      } catch (error) {
+        if (!(error instanceof BackendUnavailableError)) throw error
+        const message = error.message
+        if (transaction && start + size <= execIndex) throw new BackendUnavailableError(`${message}; the transaction was dropped before EXEC`)
+        if (transaction && start > execIndex) throw new OutcomeUnknownError(`${message}; the transaction had run`)
+        if (!transaction && start > 0) throw new OutcomeUnknownError(`${message}; ${start} of the pipeline's ${commands.length} commands had run`)
+        throw error
+      }
+      if (start === 0 && commands.length <= size) return slice
+      for (const reply of slice) replies.push(reply)
+    }
+    return replies
   }
 
   /** Closes every connection; pending and waiting calls reject. */

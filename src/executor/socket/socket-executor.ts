@@ -6,7 +6,7 @@
 import { OK, ReplyError, type Arg, type Command, type Reply } from '../../reply.js'
 import { DB_INDEX_OUT_OF_RANGE, EXEC_ABORT, SYNTAX, wrongArity } from '../../commands/errors.js'
 import { connectionStateRefusal, notAvailable } from '../connection-state.js'
-import { BackendUnavailableError, type CallContext, type Executor, type MonitorEvent, type PubSubEvent, type Subscription } from '../executor.js'
+import { BackendUnavailableError, type OutcomeUnknownError, type CallContext, type Executor, type MonitorEvent, type PubSubEvent, type Subscription } from '../executor.js'
 import { HandshakeError, type ConnectionCounters } from './connection.js'
 import { resolveOptions, type ConnectionConfig, type ExecutorConfig, type SocketExecutorOptions } from './options.js'
 import { Pool } from './pool.js'
@@ -69,9 +69,14 @@ function classify(command: Command): Kind {
  *   that database and AUTHenticated as that user. A refused AUTH answers the server's
  *   `WRONGPASS …` as a {@link ReplyError}.
  * - `subscribe()` and `monitor()` share one connection each, fanned out to every listener.
- * - When the server goes away, every command in flight rejects with
- *   {@link BackendUnavailableError}; new calls fail fast while a reconnection backoff runs, and
- *   the executor serves again once the server is back.
+ * - When the server goes away or a reply is overdue (`commandTimeout`), the connection is
+ *   closed and every command on it rejects: with {@link OutcomeUnknownError} if it had been
+ *   written (the server may still run it), with {@link BackendUnavailableError} if it had not
+ *   (safe to retry). New calls fail fast while a reconnection backoff runs, and the executor
+ *   serves again once the server is back.
+ * - A pipeline or transaction longer than `maxPending` is sent in slices of `maxPending`
+ *   commands on a connection of its own, in order; a transaction still runs atomically (EXEC
+ *   comes last).
  * - `SELECT n` as a command runs and is undone in the same write (`SELECT n`, `SELECT <pool db>`),
  *   so it affects only the rest of its own pipeline or transaction, as in the memory executor.
  * @public
@@ -182,7 +187,10 @@ export class SocketExecutor implements Executor {
       else if (kind === 'blocking') blocking = true
     }
     if (selects) send.push(['SELECT', String(pool.config.database)])
-    const sent = send.length === 0 ? Promise.resolve([]) : blocking ? pool.exclusive(send) : pool.sendBatch(send)
+    // Beyond maxPending commands a pipeline goes out in slices on a connection of its own: no
+    // other caller's commands wait behind it, and its own stay in order.
+    const alone = blocking || send.length > pool.config.maxPending
+    const sent = send.length === 0 ? Promise.resolve([]) : alone ? pool.exclusive(send) : pool.sendBatch(send)
     const merged = sent.then((replies) => {
       let next = 0
       return slots.map((refusal) => {
@@ -214,7 +222,7 @@ export class SocketExecutor implements Executor {
     if (selects) batch.push(['SELECT', String(pool.config.database)])
     let replies: Reply[]
     try {
-      replies = await pool.exclusive(batch, { confirmFirst: true })
+      replies = await pool.exclusive(batch, { transaction: true })
     } catch (error) {
       if (pool === this.#default) throw error
       return this.#refused(pool, error)

@@ -43,6 +43,16 @@ export class RestartableRedis {
     this.#server = await startRedisServer({ port: this.port, dir: this.dir, args })
   }
 
+  /** SIGSTOP: the server keeps its sockets (the kernel still accepts and buffers) but runs nothing. */
+  pause(): void {
+    this.#server?.child.kill('SIGSTOP')
+  }
+
+  /** SIGCONT after {@link pause}: the server reads and runs whatever reached it meanwhile. */
+  resume(): void {
+    this.#server?.child.kill('SIGCONT')
+  }
+
   /** SIGKILL: the server vanishes mid-stream, as in a crash. Resolves once it exited. */
   async kill(): Promise<void> {
     await this.#server?.kill()
