@@ -30,6 +30,10 @@ export interface RedisServer {
   readonly url: string
   /** The server's own log (stdout and stderr), for failure messages. */
   readonly log: () => string
+  /** The server's process id, for fault tests that kill it (`kill -9`). */
+  readonly pid: number | undefined
+  /** Resolves once the process exited, however it ended. */
+  readonly exited: Promise<void>
   /** Terminates the server (SIGTERM, then SIGKILL after 5 s) and resolves once it exited. Idempotent. */
   stop(): Promise<void>
 }
@@ -40,6 +44,8 @@ export interface StartOptions {
   readonly args?: readonly string[]
   /** How long to wait for the first PONG. Default 10 s. */
   readonly readyTimeoutMs?: number
+  /** A fixed port (to restart a server where it was); default a free one. */
+  readonly port?: number
 }
 
 function probeBinary(): boolean {
@@ -105,7 +111,7 @@ interface Attempt {
 }
 
 async function attempt(options: StartOptions): Promise<Attempt> {
-  const port = await freePort()
+  const port = options.port ?? (await freePort())
   const child: ChildProcess = spawn(
     REDIS_SERVER_BIN,
     ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', ...(options.args ?? [])],
@@ -137,6 +143,8 @@ async function attempt(options: StartOptions): Promise<Attempt> {
         port,
         url: `redis://127.0.0.1:${port}`,
         log: () => output,
+        pid: child.pid,
+        exited: exit,
         stop() {
           stopping ??= (async () => {
             if (exited) return
@@ -172,7 +180,7 @@ export async function startRedisServer(options: StartOptions = {}): Promise<Redi
     const result = await attempt(options)
     if (result.server) return result.server
     reason = result.reason
-    if (!result.retry) break
+    if (!result.retry || options.port !== undefined) break
   }
   throw new Error(`could not start ${REDIS_SERVER_BIN}: ${reason}`)
 }
