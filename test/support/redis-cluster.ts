@@ -39,8 +39,11 @@ export interface RedisCluster {
   stopNode(i: number): Promise<void>
   /** Index of the node whose port is `port`. */
   indexOf(port: number): number
-  /** Resolves once every running node reports `cluster_state:ok` and agrees on the masters. */
-  waitHealthy(timeoutMs?: number): Promise<void>
+  /**
+   * Resolves once every running node reports `cluster_state:ok`, agrees on the masters, and its
+   * replication link (for a replica) is up; with `replicaCount`, once that many nodes are replicas.
+   */
+  waitHealthy(timeoutMs?: number, replicaCount?: number): Promise<void>
   /** Stops every node and removes the dirs. Idempotent. */
   stop(): Promise<void>
 }
@@ -110,16 +113,25 @@ export async function startRedisCluster(options: ClusterStartOptions = {}): Prom
     (await run(REDIS_CLI_BIN, ['--cluster', ...args], { timeout: 60_000, maxBuffer: 16 * 1024 * 1024 })).stdout
 
   const running = (): number[] => servers.flatMap((server, i) => (server !== undefined ? [i] : []))
-  const waitHealthy = async (timeoutMs = 30_000): Promise<void> => {
+  /**
+   * Every running node: `cluster_state:ok`, the same masters with slots, and a replica's link to
+   * its master up (so CLUSTER SHARDS reports it `online`). With `replicaCount`, that many replicas.
+   */
+  const waitHealthy = async (timeoutMs = 30_000, replicaCount?: number): Promise<void> => {
     await waitFor('cluster_state:ok on every node', async () => {
       const views = await Promise.all(running().map(async (i) => {
         const info = await cli(i, 'CLUSTER', 'INFO')
         if (!/cluster_state:ok/.test(info) || !/cluster_slots_ok:16384/.test(info)) return undefined
+        const replication = await cli(i, 'INFO', 'replication')
+        if (/role:slave/.test(replication) && !/master_link_status:up/.test(replication)) return undefined
         const nodes = await cli(i, 'CLUSTER', 'NODES')
         // Masters with slots, as this node sees them: every node must see the same.
-        return nodes.split('\n').filter((line) => / master /.test(line.replace(/myself,/, '')) && line.split(' ').length > 8 && !/fail/.test(line)).map((line) => line.split(' ')[1]).sort().join(',')
+        const masters = nodes.split('\n').filter((line) => / master /.test(line.replace(/myself,/, '')) && line.split(' ').length > 8 && !/fail/.test(line)).map((line) => line.split(' ')[1]).sort().join(',')
+        return { masters, replica: /role:slave/.test(replication) }
       }))
-      return views.every((view) => view !== undefined && view === views[0])
+      if (views.some((view) => view === undefined)) return false
+      const replicas = views.filter((view) => view?.replica).length
+      return views.every((view) => view?.masters === views[0]?.masters) && (replicaCount === undefined || replicas === replicaCount)
     }, timeoutMs)
   }
 
@@ -151,7 +163,7 @@ export async function startRedisCluster(options: ClusterStartOptions = {}): Prom
   }
   try {
     await clusterCli('create', ...ports.map((port) => `127.0.0.1:${port}`), '--cluster-replicas', String(replicas), '--cluster-yes')
-    await waitHealthy()
+    await waitHealthy(30_000, count - Math.floor(count / (replicas + 1)))
   } catch (error) {
     await stop()
     throw error

@@ -109,6 +109,7 @@ export class ClusterExecutor implements Executor {
     const where = route(command)
     switch (where.kind) {
       case 'slot':
+        if (where.publish) return this.#publish(command, where.slot, context)
         return this.#run(command, where.slot, where.readOnly, context)
       case 'keyless':
         return this.#run(command, undefined, where.readOnly, context)
@@ -276,12 +277,13 @@ export class ClusterExecutor implements Executor {
    * Runs `command` on the node of `slot` (any master when undefined), following MOVED and ASK,
    * retrying TRYAGAIN, CLUSTERDOWN and unreachable nodes until `retryWindow` has passed.
    */
-  async #run(command: Command, slot: number | undefined, readOnly: boolean, context: CallContext | undefined): Promise<Reply> {
+  async #run(command: Command, slot: number | undefined, readOnly: boolean, context: CallContext | undefined, answeredBy?: (node: NodeAddress) => void): Promise<Reply> {
     const started = Date.now()
     let ask: NodeAddress | undefined
     let redirections = 0
+    let fromReplica = readOnly
     for (let attempt = 0; ; attempt++) {
-      const node = ask ?? this.#target(slot, readOnly)
+      const node = ask ?? this.#target(slot, fromReplica)
       if (node === undefined) {
         if (Date.now() - started >= this.#settings.retryWindow) return SLOT_NOT_SERVED
         await this.#recover(attempt)
@@ -297,8 +299,15 @@ export class ClusterExecutor implements Executor {
         continue
       }
       ask = undefined
+      if (fromReplica && reply instanceof ReplyError && reply.message.startsWith('LOADING') && slot !== undefined && node !== this.#target(slot, false)) {
+        fromReplica = false // a replica still loading its data: the master answers
+        continue
+      }
       const redirect = redirectOf(reply)
-      if (redirect === undefined) return reply
+      if (redirect === undefined) {
+        answeredBy?.(node)
+        return reply
+      }
       if (redirect.kind === 'moved' || redirect.kind === 'ask') {
         if (++redirections > this.#settings.maxRedirections) return reply
         if (redirect.kind === 'moved') this.#moved(redirect.slot, redirect.node)
@@ -315,6 +324,21 @@ export class ClusterExecutor implements Executor {
         await pause(backoffDelay(attempt))
       }
     }
+  }
+
+  /**
+   * PUBLISH runs on the node of its channel's slot, whose executor counts the local streams
+   * behind its own subscriber connections; the streams this executor serves through other nodes
+   * (patterns, channels subscribed together with others) receive the message too, as the
+   * cluster forwards it, and are added.
+   */
+  async #publish(command: Command, slot: number, context: CallContext | undefined): Promise<Reply> {
+    let answering: NodeAddress | undefined
+    const count = await this.#run(command, slot, false, context, (node) => (answering = node))
+    if (typeof count !== 'number') return count
+    let others = 0
+    for (const [node, executor] of this.#nodes) if (node !== answering) others += executor.receivers(command[1]).listeners
+    return count + others
   }
 
   /**

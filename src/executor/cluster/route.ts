@@ -17,7 +17,7 @@ export type Split = 'mget' | 'mset' | 'sum'
 
 export type Route =
   /** Every key hashes to this slot; runs on the slot's node. */
-  | { readonly kind: 'slot'; readonly slot: number; readonly readOnly: boolean }
+  | { readonly kind: 'slot'; readonly slot: number; readonly readOnly: boolean; readonly publish?: true }
   /** No key: any master answers. */
   | { readonly kind: 'keyless'; readonly readOnly: boolean }
   /** The command speaks for the whole cluster: every master (or every node), replies combined. */
@@ -60,9 +60,6 @@ const SPECIAL: ReadonlyMap<string, 'scan' | 'randomkey' | 'info'> = new Map([
  */
 const ONE_NODE_ENOUGH: ReadonlySet<string> = new Set(['ping', 'wait'])
 
-/** Commands whose first argument is a channel that routes like a key (publish and subscribe meet on one node). */
-const CHANNEL_ROUTED: ReadonlySet<string> = new Set(['publish', 'spublish'])
-
 const COMBINES: ReadonlySet<string> = new Set(['all_succeeded', 'one_succeeded', 'agg_sum', 'agg_min', 'agg_max', 'agg_logical_and', 'agg_logical_or'])
 
 /** The tip value of `name:` (`request_policy` → `all_shards`), or undefined. */
@@ -86,7 +83,8 @@ export function route(command: Command, info: CommandInfo | undefined = resolveC
   if (info === undefined) return { kind: 'keyless', readOnly: false }
   const readOnly = info.flags.has('readonly')
   const root = info.parent?.name ?? info.name
-  if (CHANNEL_ROUTED.has(root) && command.length > 1) return { kind: 'slot', slot: keySlot(command[1]), readOnly: false }
+  if (root === 'publish' && command.length === 3) return { kind: 'slot', slot: keySlot(command[1]), readOnly: false, publish: true }
+  if (root === 'spublish' && command.length === 3) return { kind: 'slot', slot: keySlot(command[1]), readOnly: false }
   const keys = commandKeys(command, info)
   if (keys.length === 0) {
     const special = SPECIAL.get(info.name)

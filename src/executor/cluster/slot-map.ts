@@ -96,7 +96,10 @@ export class SlotMap {
       const masters = described.filter((node) => node.role === 'master')
       const master = masters.find((node) => node.health !== 'fail') ?? masters[0]
       if (master === undefined) continue
-      const replicas = described.filter((node) => node.role !== 'master' && node.health === 'online').map((node) => node.at)
+      // Redis 7.0 reports a replica `loading` until its replication offset moves off 0, even when
+      // it is in sync: only `fail` excludes one (a replica still loading answers LOADING, and the
+      // read goes to the master).
+      const replicas = described.filter((node) => node.role !== 'master' && node.health !== 'fail').map((node) => node.at)
       const ranges: [number, number][] = []
       for (let i = 0; i + 1 < slots.length; i += 2) ranges.push([integer(slots[i] as Reply) ?? 0, integer(slots[i + 1] as Reply) ?? -1])
       map.#assign({ master: master.at, replicas }, ranges)
