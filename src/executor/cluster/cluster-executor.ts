@@ -22,7 +22,7 @@ import { keySlot } from './slot.js'
 import { SlotMap, address, parseAddress, type NodeAddress } from './slot-map.js'
 
 const EXEC_ABORT = new ReplyError('EXECABORT Transaction discarded because of previous errors.')
-const SLOT_NOT_SERVED = new ReplyError('CLUSTERDOWN Hash slot not served')
+const SLOT_NOT_SERVED = 'CLUSTERDOWN Hash slot not served'
 /** Bits of the cluster SCAN cursor that say which master the walk is at. */
 const SCAN_INDEX_BITS = 1024n
 
@@ -177,7 +177,7 @@ export class ClusterExecutor implements Executor {
     for (let attempt = 0; ; attempt++) {
       const node = this.#target(slot, false)
       if (node === undefined) {
-        if (Date.now() - started >= this.#settings.retryWindow) return SLOT_NOT_SERVED
+        if (Date.now() - started >= this.#settings.retryWindow) throw unavailable(SLOT_NOT_SERVED)
         await this.#recover(attempt)
         continue
       }
@@ -285,7 +285,7 @@ export class ClusterExecutor implements Executor {
     for (let attempt = 0; ; attempt++) {
       const node = ask ?? this.#target(slot, fromReplica)
       if (node === undefined) {
-        if (Date.now() - started >= this.#settings.retryWindow) return SLOT_NOT_SERVED
+        if (Date.now() - started >= this.#settings.retryWindow) throw unavailable(SLOT_NOT_SERVED)
         await this.#recover(attempt)
         continue
       }
@@ -317,7 +317,12 @@ export class ClusterExecutor implements Executor {
         }
         continue
       }
-      if (Date.now() - started >= this.#settings.retryWindow) return reply
+      if (Date.now() - started >= this.#settings.retryWindow) {
+        // A cluster still down after the window is an unavailable backend (503 at the gateway);
+        // TRYAGAIN is Redis's answer to this one command, and stays a reply.
+        if (redirect.kind === 'clusterdown') throw unavailable((reply as ReplyError).message)
+        return reply
+      }
       if (redirect.kind === 'clusterdown') await this.#recover(attempt)
       else {
         this.#counts.retries++
@@ -506,6 +511,10 @@ export class ClusterExecutor implements Executor {
     }
     throw failure instanceof BackendUnavailableError ? failure : new BackendUnavailableError(`no cluster node answered: ${String(failure)}`)
   }
+}
+
+function unavailable(message: string): BackendUnavailableError {
+  return new BackendUnavailableError(`cluster unavailable: ${message}`)
 }
 
 /** A slot a master owns, so a keyless read can be routed to that very master. */
