@@ -7,7 +7,8 @@ import { createNodeHandler } from './adapters/node.js'
 import { generateToken } from './auth/tokens.js'
 import { MemoryExecutor } from './executor/memory/memory-executor.js'
 import type { Executor } from './executor/executor.js'
-import { SocketExecutor } from './executor/socket/socket-executor.js'
+import { RedisExecutor } from './executor/cluster/redis-executor.js'
+import { splitSeeds } from './executor/cluster/options.js'
 import { redact, resolveOptions } from './executor/socket/options.js'
 import { serveResp, type RespServer } from './adapters/resp-server.js'
 import { createGateway, type Gateway } from './rest/gateway.js'
@@ -25,7 +26,8 @@ Options:
   --token <t>            standard token (or SERVICE_REST_TOKEN; generated when neither is set)
   --readonly-token <t>   read-only token (or SERVICE_REST_READONLY_TOKEN)
   --resp-port <n>        also serve RESP (redis-cli, Redis clients) on this port, same host and data
-  --redis <url>          run commands on a real server (redis://[[user]:pass@]host[:port][/db], rediss://)
+  --redis <url>          run commands on a real server (redis://[[user]:pass@]host[:port][/db], rediss://);
+                         a cluster node finds the whole cluster; several seeds: url,url,…
                          instead of the in-memory engine
   --workers <n|auto>     with --redis: n processes share the ports (auto: one per core; default 1);
                          limits and usage counters are per process. Not with the in-memory
@@ -77,7 +79,7 @@ function readOptions(argv: string[], env: NodeJS.ProcessEnv): CliOptions {
         'so each worker would serve a database of its own',
     )
   }
-  if (values.redis !== undefined) resolveOptions({ url: values.redis })
+  if (values.redis !== undefined) for (const seed of splitSeeds(values.redis)) resolveOptions({ url: seed })
   // An empty variable counts as unset, so `SERVICE_REST_TOKEN= restis` still gets a real token.
   const given = values.token || env.SERVICE_REST_TOKEN || env.UPSTASH_REDIS_REST_TOKEN || undefined
   return {
@@ -94,7 +96,7 @@ function readOptions(argv: string[], env: NodeJS.ProcessEnv): CliOptions {
 
 /** Serves the gateway `gatewayFor` builds over HTTP, and RESP with --resp-port, from this process. */
 async function serve(options: CliOptions, gatewayFor: (executor: Executor) => Gateway): Promise<Serving> {
-  const executor = options.redis !== undefined ? new SocketExecutor({ url: options.redis }) : new MemoryExecutor()
+  const executor = options.redis !== undefined ? new RedisExecutor({ url: options.redis }) : new MemoryExecutor()
   const server = createServer(createNodeHandler(gatewayFor(executor)))
   server.keepAliveTimeout = 65_000
   await new Promise<void>((resolve, reject) => {

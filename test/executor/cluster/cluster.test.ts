@@ -13,6 +13,11 @@ import { ReplyError, Status, type Reply } from '../../../src/reply.js'
 import { liveSuiteName, redisServerSkipReason, startRedisServer } from '../../support/redis-server.js'
 import { startRedisCluster, waitFor, type RedisCluster } from '../../support/redis-cluster.js'
 import { requester } from '../../support/gateway.js'
+import { serve } from '../../../src/workflow/index.js'
+import { serveResp } from '../../../src/adapters/resp-server.js'
+import { execFile } from 'node:child_process'
+import { promisify } from 'node:util'
+import { Counter, listenFetch, startQueue, TOKEN } from '../../queue/support.js'
 
 const text = (reply: Reply): unknown => {
   if (reply instanceof Uint8Array) return Buffer.from(reply).toString()
@@ -206,6 +211,46 @@ describe.skipIf(redisServerSkipReason !== undefined)(liveSuiteName('cluster exec
     expect(crossed.json).toEqual({ error: "CROSSSLOT Keys in request don't hash to the same slot" })
     const tagged = await send('POST', '/multi-exec', { body: '[["SET","{t}a","x"],["GET","{t}a"]]' })
     expect(tagged.json).toEqual([{ result: 'OK' }, { result: 'x' }])
+  })
+
+  test('the queue service runs workflows with its state in the cluster (keys under one hash tag)', async () => {
+    const queue = await startQueue({ executor, prefix: '{restis:queue}:', concurrency: 3, pollInterval: 20 })
+    const counter = new Counter()
+    const endpoint = await listenFetch(
+      serve<{ n: number }>(async (context) => {
+        let sum = 0
+        for (const name of ['one', 'two']) sum += await context.run(name, async () => (counter.hit(`${context.workflowRunId}/${name}`), context.requestPayload.n))
+        return sum
+      }, { queueUrl: queue.url, token: TOKEN, env: {} }),
+    )
+    try {
+      const runIds = await Promise.all(Array.from({ length: 5 }, async (_, n) => {
+        const response = await fetch(`${endpoint.url}/wf`, { method: 'POST', body: JSON.stringify({ n }) })
+        return ((await response.json()) as { workflowRunId: string }).workflowRunId
+      }))
+      for (const [n, runId] of runIds.entries()) {
+        const detail = await queue.waitForRun(runId)
+        expect(detail.run.state).toBe('RUN_SUCCESS')
+        expect(JSON.parse(detail.run.result!)).toBe(2 * n)
+      }
+      expect([...counter.counts.values()]).toEqual(Array(10).fill(1))
+    } finally {
+      await endpoint.close()
+      await queue.close()
+    }
+  })
+
+  test('the RESP listener in front of the cluster serves redis-cli', async () => {
+    const resp = await serveResp(executor, { port: 0, host: '127.0.0.1' })
+    const cli = async (...args: string[]) => (await promisify(execFile)('redis-cli', ['-p', String(resp.address.port), ...args])).stdout.trim()
+    try {
+      expect(await cli('MSET', 'a', '1', 'b', '2', 'c', '3')).toBe('OK')
+      expect(await cli('MGET', 'a', 'b', 'c')).toBe('1\n2\n3')
+      expect(await cli('DBSIZE')).toBe('3')
+      expect(await cli('RENAME', 'a', 'b')).toBe("CROSSSLOT Keys in request don't hash to the same slot")
+    } finally {
+      await resp.close()
+    }
   })
 
   test('reads from replicas when asked', async () => {
