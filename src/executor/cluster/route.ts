@@ -60,6 +60,17 @@ const SPECIAL: ReadonlyMap<string, 'scan' | 'randomkey' | 'info'> = new Map([
  */
 const ONE_NODE_ENOUGH: ReadonlySet<string> = new Set(['ping', 'wait'])
 
+/**
+ * Keyless commands the table gives no request policy but whose effect must reach every node:
+ * each node of a cluster keeps its own ACL users.
+ */
+const EVERY_NODE: ReadonlyMap<string, Combine> = new Map<string, Combine>([
+  ['acl|setuser', 'all_succeeded'],
+  ['acl|deluser', 'all_succeeded'],
+  ['acl|load', 'all_succeeded'],
+  ['acl|save', 'all_succeeded'],
+])
+
 const COMBINES: ReadonlySet<string> = new Set(['all_succeeded', 'one_succeeded', 'agg_sum', 'agg_min', 'agg_max', 'agg_logical_and', 'agg_logical_or'])
 
 /** The tip value of `name:` (`request_policy` → `all_shards`), or undefined. */
@@ -69,6 +80,8 @@ function tip(info: CommandInfo, name: string): string | undefined {
 }
 
 function fanout(info: CommandInfo): Route | undefined {
+  const everyNode = EVERY_NODE.get(info.name)
+  if (everyNode !== undefined) return { kind: 'fanout', nodes: 'all', combine: everyNode }
   const request = tip(info, 'request_policy')
   if (request !== 'all_shards' && request !== 'all_nodes') return undefined
   const response = tip(info, 'response_policy')
@@ -104,12 +117,20 @@ export function route(command: Command, info: CommandInfo | undefined = resolveC
   return { kind: 'slot', slot, readOnly }
 }
 
-/** The slot shared by every keyed command of a transaction, `undefined` for none, or CROSSSLOT. */
+/**
+ * The slot shared by every keyed command of a transaction, `undefined` for none, or the refusal:
+ * CROSSSLOT, or a cluster-wide command, which a transaction on one node cannot run for the whole
+ * cluster.
+ */
 export function transactionSlot(commands: readonly Command[]): number | undefined | ReplyError {
   let slot: number | undefined
   for (const command of commands) {
     const info = resolveCommand(command)
     if (info === undefined) continue
+    const kind = route(command, info).kind
+    if (kind === 'fanout' || kind === 'scan' || kind === 'info' || kind === 'randomkey') {
+      return new ReplyError(`ERR '${info.name}' speaks for the whole cluster and cannot run in a transaction on a cluster`)
+    }
     const root = info.parent?.name ?? info.name
     // A shard channel routes like a key (Redis checks it); PUBLISH's channel does not constrain.
     const keys: readonly Arg[] = root === 'spublish' ? command.slice(1, 2) : commandKeys(command, info).map((at) => command[at])

@@ -120,3 +120,15 @@ describe('replies put together', () => {
     expect(splitSeeds('redis://a:7000,redis://:p@b:7001,rediss://c')).toEqual(['redis://a:7000', 'redis://:p@b:7001', 'rediss://c'])
   })
 })
+
+describe('transactions on a cluster', () => {
+  test('a cluster-wide command cannot run in a transaction', () => {
+    expect(transactionSlot([['SET', 'a', '1'], ['DBSIZE']])).toEqual(new ReplyError("ERR 'dbsize' speaks for the whole cluster and cannot run in a transaction on a cluster"))
+    expect(transactionSlot([['ACL', 'SETUSER', 'u', 'on']])).toEqual(new ReplyError("ERR 'acl|setuser' speaks for the whole cluster and cannot run in a transaction on a cluster"))
+  })
+
+  test('ACL changes reach every node', () => {
+    expect(route(['ACL', 'SETUSER', 'u', 'on'])).toEqual({ kind: 'fanout', nodes: 'all', combine: 'all_succeeded' })
+    expect(route(['ACL', 'WHOAMI']).kind).toBe('keyless')
+  })
+})
