@@ -458,7 +458,7 @@ export class ClusterExecutor implements Executor {
       ;[order[i], order[j]] = [order[j], order[i]]
     }
     for (const node of order) {
-      const reply = await this.#run(command, keySlotOfNode(this.#map, node), true, context)
+      const reply = await this.#node(node).exec(command, context)
       if (reply !== null) return reply
     }
     return null
@@ -515,11 +515,4 @@ export class ClusterExecutor implements Executor {
 
 function unavailable(message: string): BackendUnavailableError {
   return new BackendUnavailableError(`cluster unavailable: ${message}`)
-}
-
-/** A slot a master owns, so a keyless read can be routed to that very master. */
-function keySlotOfNode(map: SlotMap | undefined, node: NodeAddress): number | undefined {
-  if (map === undefined) return undefined
-  for (let slot = 0; slot < 16384; slot++) if (map.shard(slot)?.master === node) return slot
-  return undefined
 }

@@ -18,6 +18,7 @@ import { serveResp } from '../../../src/adapters/resp-server.js'
 import { execFile } from 'node:child_process'
 import { promisify } from 'node:util'
 import { Counter, listenFetch, startQueue, TOKEN } from '../../queue/support.js'
+import { fresh, startCli, stop } from '../../cli/cli-process.js'
 
 const text = (reply: Reply): unknown => {
   if (reply instanceof Uint8Array) return Buffer.from(reply).toString()
@@ -237,6 +238,18 @@ describe.skipIf(redisServerSkipReason !== undefined)(liveSuiteName('cluster exec
     } finally {
       await endpoint.close()
       await queue.close()
+    }
+  })
+
+  test('the CLI with --redis at a node (two seeds, one dead) and --workers 2 serves the cluster', async () => {
+    const cli = startCli(['--token', 'cli-token', '--workers', '2', '--redis', `redis://127.0.0.1:1,${cluster.url(3)}`])
+    try {
+      const { url } = await cli.ready
+      expect(JSON.parse((await fresh(`${url}/mset/a/1/b/2/c/3`, 'cli-token')).body)).toEqual({ result: 'OK' })
+      expect(JSON.parse((await fresh(`${url}/mget/a/b/c`, 'cli-token')).body)).toEqual({ result: ['1', '2', '3'] })
+      expect(JSON.parse((await fresh(`${url}/dbsize`, 'cli-token')).body)).toEqual({ result: 3 })
+    } finally {
+      await stop(cli.child, 'SIGTERM')
     }
   })
 
