@@ -40,6 +40,11 @@ export interface ClusterExecutorStats {
   readonly asked: number
   /** Attempts retried after TRYAGAIN, CLUSTERDOWN or an unreachable node. */
   readonly retries: number
+  /** Local `subscribe()` and `monitor()` calls served, summed over the nodes (one call may use several). */
+  readonly subscribers: number
+  readonly monitors: number
+  /** Shared subscriber and MONITOR connections open, over every node. */
+  readonly streamConnections: number
 }
 
 /**
@@ -95,7 +100,16 @@ export class ClusterExecutor implements Executor {
   }
 
   get stats(): ClusterExecutorStats {
-    return { masters: [...this.#masters], nodes: this.#nodes.size, ...this.#counts }
+    let subscribers = 0
+    let monitors = 0
+    let streamConnections = 0
+    for (const node of this.#nodes.values()) {
+      const stats = node.stats
+      subscribers += stats.subscribers
+      monitors += stats.monitors
+      streamConnections += stats.subscriberConnections + stats.monitorConnections
+    }
+    return { masters: [...this.#masters], nodes: this.#nodes.size, ...this.#counts, subscribers, monitors, streamConnections }
   }
 
   /** Discovers the cluster now (the first call does it otherwise); rejects when no seed answers. */
@@ -153,8 +167,11 @@ export class ClusterExecutor implements Executor {
       try {
         const out = await this.#node(node).pipeline(rows.map((i) => commands[i]), context)
         rows.forEach((i, k) => {
-          replies[i] = out[k]
-          if (redirectOf(out[k]) !== undefined) again.add(i)
+          const where = routes[i]
+          // The node counted its own streams; those behind other nodes are added (see #publish).
+          const reply = where.kind === 'slot' && where.publish && typeof out[k] === 'number' ? (out[k] as number) + this.#listenersElsewhere(commands[i][1], node) : out[k]
+          replies[i] = reply
+          if (redirectOf(reply) !== undefined) again.add(i)
         })
       } catch (error) {
         for (const i of rows) {
@@ -192,12 +209,23 @@ export class ClusterExecutor implements Executor {
       if (replies instanceof ReplyError) return replies
       const exec = replies[commands.length + 1]
       const redirect = exec instanceof ReplyError || replies[0] instanceof ReplyError ? replies.map(redirectOf).find((r) => r !== undefined) : undefined
-      if (redirect === undefined) return this.#execReply(replies, commands.length)
+      if (redirect === undefined) return this.#publishCounts(commands, this.#execReply(replies, commands.length), node)
       // EXEC was aborted by a redirection at queue time: nothing ran, so it is safe to run again.
       if (redirect.kind === 'moved') this.#moved(redirect.slot, redirect.node)
       else if (Date.now() - started >= this.#settings.retryWindow) return this.#execReply(replies, commands.length)
       else await this.#recover(attempt)
     }
+  }
+
+  /** PUBLISH rows of a transaction, as the server counted them on `node`, counted as #publish does. */
+  #publishCounts(commands: readonly Command[], replies: Reply[] | ReplyError, node: NodeAddress): Reply[] | ReplyError {
+    if (replies instanceof ReplyError) return replies
+    return replies.map((reply, i) => {
+      const where = route(commands[i])
+      if (where.kind !== 'slot' || !where.publish || typeof reply !== 'number') return reply
+      const own = this.#node(node).receivers(commands[i][1])
+      return Math.max(0, reply - own.subscriptions) + own.listeners + this.#listenersElsewhere(commands[i][1], node)
+    })
   }
 
   #execReply(replies: readonly Reply[], count: number): Reply[] | ReplyError {
@@ -341,9 +369,14 @@ export class ClusterExecutor implements Executor {
     let answering: NodeAddress | undefined
     const count = await this.#run(command, slot, false, context, (node) => (answering = node))
     if (typeof count !== 'number') return count
-    let others = 0
-    for (const [node, executor] of this.#nodes) if (node !== answering) others += executor.receivers(command[1]).listeners
-    return count + others
+    return answering === undefined ? count : count + this.#listenersElsewhere(command[1], answering)
+  }
+
+  /** Local streams a message on `channel` reaches through nodes other than `except`. */
+  #listenersElsewhere(channel: Arg, except: NodeAddress): number {
+    let listeners = 0
+    for (const [node, executor] of this.#nodes) if (node !== except) listeners += executor.receivers(channel).listeners
+    return listeners
   }
 
   /**
