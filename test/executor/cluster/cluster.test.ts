@@ -69,6 +69,19 @@ describe.skipIf(redisServerSkipReason !== undefined)(liveSuiteName('cluster exec
     await server.stop()
   })
 
+  test('a user without +info: the first MOVED tells the RedisExecutor it talks to a cluster', async () => {
+    // ACL SETUSER goes to every node.
+    expect(text(await executor.exec(['ACL', 'SETUSER', 'noinfo', 'on', '>pw', '~*', '&*', '+@all', '-info']))).toBe('OK')
+    const port = cluster.ports[0]
+    const detected = new RedisExecutor({ url: `redis://noinfo:pw@127.0.0.1:${port}` })
+    // Keys on every master: some answer MOVED from the first node.
+    for (const key of SPREAD) expect(text(await detected.exec(['SET', key, `v-${key}`]))).toBe('OK')
+    expect(detected.topology).toBe('cluster')
+    expect(text(await detected.exec(['MGET', ...SPREAD]))).toEqual(SPREAD.map((key) => `v-${key}`))
+    await detected.close()
+    await executor.exec(['ACL', 'DELUSER', 'noinfo'])
+  })
+
   test('several seeds: a dead one is skipped', async () => {
     const seeded = new RedisExecutor({ url: `redis://127.0.0.1:1,${cluster.url(1)}` })
     await seeded.exec(['SET', 'seeded', '1'])
