@@ -4,6 +4,7 @@ import { route, transactionSlot, CROSSSLOT } from '../../../src/executor/cluster
 import { combineInfo, combineReplies } from '../../../src/executor/cluster/combine.js'
 import { redirectOf } from '../../../src/executor/cluster/redirect.js'
 import { splitSeeds } from '../../../src/executor/cluster/options.js'
+import { SlotMap } from '../../../src/executor/cluster/slot-map.js'
 import { ReplyError } from '../../../src/reply.js'
 
 describe('key slots', () => {
@@ -130,5 +131,37 @@ describe('transactions on a cluster', () => {
   test('ACL changes reach every node', () => {
     expect(route(['ACL', 'SETUSER', 'u', 'on'])).toEqual({ kind: 'fanout', nodes: 'all', combine: 'all_succeeded' })
     expect(route(['ACL', 'WHOAMI']).kind).toBe('keyless')
+  })
+})
+
+describe('slot maps', () => {
+  const b = (text: string) => Buffer.from(text)
+  const node = (port: number, role: string, health: string, endpoint = '127.0.0.1') =>
+    [b('id'), b(`id${port}`), b('port'), port, b('ip'), b('127.0.0.1'), b('endpoint'), b(endpoint), b('role'), b(role), b('replication-offset'), 0, b('health'), b(health)]
+
+  test('from CLUSTER SHARDS: a failed master gives way to the promoted one; failed replicas are left out', () => {
+    const map = SlotMap.fromShards([
+      [b('slots'), [0, 8191], b('nodes'), [node(7000, 'master', 'fail'), node(7003, 'master', 'online'), node(7004, 'replica', 'fail')]],
+      [b('slots'), [8192, 16383], b('nodes'), [node(7001, 'master', 'online', '?'), node(7005, 'replica', 'loading')]],
+      [b('slots'), [], b('nodes'), [node(7002, 'master', 'online')]],
+    ], '10.0.0.1') as SlotMap
+    expect(map.complete).toBe(true)
+    expect(map.shard(0)).toEqual({ master: '127.0.0.1:7003', replicas: [] })
+    // An unknown endpoint is reached at the host that was asked.
+    expect(map.shard(16383)).toEqual({ master: '10.0.0.1:7001', replicas: ['127.0.0.1:7005'] })
+    expect(map.masters()).toEqual(['127.0.0.1:7003', '10.0.0.1:7001'])
+  })
+
+  test('from CLUSTER SLOTS, and patched by MOVED', () => {
+    const map = SlotMap.fromSlots([
+      [0, 100, [b('127.0.0.1'), 7000, b('a')], [b('127.0.0.1'), 7003, b('d')]],
+      [101, 16383, [b(''), 7001, b('b')]],
+    ], '10.0.0.2') as SlotMap
+    expect(map.shard(50)).toEqual({ master: '127.0.0.1:7000', replicas: ['127.0.0.1:7003'] })
+    expect(map.shard(200)?.master).toBe('10.0.0.2:7001')
+    map.moved(50, '127.0.0.1:7009')
+    expect(map.shard(50)).toEqual({ master: '127.0.0.1:7009', replicas: [] })
+    expect(map.shard(51)?.master).toBe('127.0.0.1:7000')
+    expect(SlotMap.fromSlots(new ReplyError('ERR unknown command'), 'x')).toEqual(new ReplyError('ERR unknown command'))
   })
 })
