@@ -9,7 +9,8 @@ import { createNodeHandler } from './adapters/node.js'
 import { generateToken } from './auth/tokens.js'
 import { MemoryExecutor } from './executor/memory/memory-executor.js'
 import type { Executor } from './executor/executor.js'
-import { SocketExecutor } from './executor/socket/socket-executor.js'
+import { RedisExecutor } from './executor/cluster/redis-executor.js'
+import { splitSeeds } from './executor/cluster/options.js'
 import { redact, resolveOptions } from './executor/socket/options.js'
 import { serveResp, type RespServer } from './adapters/resp-server.js'
 import { createGateway, type Gateway } from './rest/gateway.js'
@@ -32,7 +33,8 @@ Options:
                          clients AUTH with the token (user default), or as user readonly with the
                          read-only token, or as an ACL user with its password
   --redis <url>          run commands on a real server (redis://[[user]:pass@]host[:port][/db], rediss://)
-                         instead of the in-memory engine (or REDIS_URL; the flag wins)
+                         instead of the in-memory engine (or REDIS_URL; the flag wins); a cluster
+                         node finds the whole cluster; several seeds: url,url,…
   --tls-cert <file>      serve HTTPS, and RESP over TLS, with this PEM certificate (chain)
                          (or SERVICE_TLS_CERT); needs --tls-key
   --tls-key <file>       the certificate's PEM private key (or SERVICE_TLS_KEY)
@@ -105,7 +107,7 @@ function readOptions(argv: string[], env: NodeJS.ProcessEnv): CliOptions {
         'so each worker would serve a database of its own',
     )
   }
-  if (redis !== undefined) resolveOptions({ url: redis })
+  if (redis !== undefined) for (const seed of splitSeeds(redis)) resolveOptions({ url: seed })
   const given = values.token || fromEnv(env, 'SERVICE_REST_TOKEN') || fromEnv(env, 'UPSTASH_REDIS_REST_TOKEN')
   return {
     port,
@@ -127,7 +129,7 @@ function readOptions(argv: string[], env: NodeJS.ProcessEnv): CliOptions {
  * A port that cannot be taken rejects with a {@link ListenError}, after closing what was opened.
  */
 async function serve(options: CliOptions, gatewayFor: (executor: Executor) => Gateway): Promise<Serving> {
-  const executor = options.redis !== undefined ? new SocketExecutor({ url: options.redis }) : new MemoryExecutor()
+  const executor = options.redis !== undefined ? new RedisExecutor({ url: options.redis }) : new MemoryExecutor()
   const gateway = gatewayFor(executor)
   const handler = createNodeHandler(gateway)
   const server = options.tls === undefined ? createHttpServer(handler) : createHttpsServer(options.tls, handler)

@@ -6,7 +6,7 @@
 import { parseArgs } from 'node:util'
 import { generateToken } from '../auth/tokens.js'
 import type { Executor } from '../executor/executor.js'
-import { SocketExecutor } from '../executor/socket/socket-executor.js'
+import { RedisExecutor } from '../executor/cluster/redis-executor.js'
 import { redact } from '../executor/socket/options.js'
 import { ENV_NAMES, readEnv } from '../workflow/env.js'
 import { createQueueService } from './service.js'
@@ -41,6 +41,17 @@ function integer(value: string | undefined, name: string, min: number, max: numb
 }
 
 /** Runs the `queue` subcommand until SIGINT/SIGTERM. */
+/**
+ * On a Redis Cluster the queue's keys carry one hash tag, `{restis:queue}:`, so its transactions
+ * find all their keys in one slot; on one server (or when the server cannot be reached yet) the
+ * default `restis:queue:` stays.
+ */
+async function queuePrefix(executor: Executor | undefined): Promise<string | undefined> {
+  if (!(executor instanceof RedisExecutor)) return undefined
+  const topology = await executor.resolve().then(() => executor.topology, () => undefined)
+  return topology === 'cluster' ? '{restis:queue}:' : undefined
+}
+
 export async function runQueueCli(argv: string[], env: NodeJS.ProcessEnv): Promise<void> {
   let executor: Executor | undefined
   let settings: {
@@ -96,7 +107,7 @@ export async function runQueueCli(argv: string[], env: NodeJS.ProcessEnv): Promi
       leaseMs: integer(values.lease, 'lease', 1, 3_600_000),
       tls: readTls(values['tls-cert'], values['tls-key'], env),
     }
-    if (settings.redis !== undefined) executor = new SocketExecutor({ url: settings.redis })
+    if (settings.redis !== undefined) executor = new RedisExecutor({ url: settings.redis })
   } catch (error) {
     process.stderr.write(`restis queue: ${(error as Error).message}\n\n${QUEUE_USAGE}`)
     process.exit(2)
@@ -104,6 +115,7 @@ export async function runQueueCli(argv: string[], env: NodeJS.ProcessEnv): Promi
   const queue = createQueueService({
     token: settings.token,
     executor,
+    prefix: await queuePrefix(executor),
     currentSigningKey: settings.current,
     nextSigningKey: settings.next,
     retries: settings.retries,

@@ -7,6 +7,8 @@ import type { Executor } from '../../src/executor/executor.js'
 import { MemoryExecutor } from '../../src/executor/memory/memory-executor.js'
 import { SocketExecutor } from '../../src/executor/socket/socket-executor.js'
 import { redisServerSkipReason, startRedisServer } from './redis-server.js'
+import { ClusterExecutor } from '../../src/executor/cluster/cluster-executor.js'
+import { startRedisCluster } from './redis-cluster.js'
 
 export interface ExecutorUnderTest {
   readonly name: string
@@ -42,7 +44,29 @@ const socket: ExecutorUnderTest = {
   },
 }
 
-const extra: ExecutorUnderTest[] = [socket]
+/**
+ * The cluster executor in front of a 6-node cluster of its own. Opt-in (`RESTIS_TEST_CLUSTER=1`):
+ * a cluster per suite costs seconds, and suites whose transactions or multi-key commands use
+ * keys of several slots answer CROSSSLOT there by design (docs/cluster.md).
+ */
+const cluster: ExecutorUnderTest = {
+  name: 'cluster',
+  skipReason: redisServerSkipReason ?? null,
+  async create() {
+    const nodes = await startRedisCluster()
+    const executor = new ClusterExecutor({ url: nodes.url(0) })
+    await executor.connect()
+    return {
+      executor,
+      async release() {
+        await executor.close()
+        await nodes.stop()
+      },
+    }
+  },
+}
+
+const extra: ExecutorUnderTest[] = process.env.RESTIS_TEST_CLUSTER === '1' ? [socket, cluster] : [socket]
 
 /** Registers another executor for the matrix (the socket executor registers itself). */
 export function registerExecutor(entry: ExecutorUnderTest): void {

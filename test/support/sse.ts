@@ -8,6 +8,7 @@ import { createParser } from 'eventsource-parser'
 import type { CallContext, Executor, MonitorEvent, PubSubEvent, Subscription } from '../../src/executor/executor.js'
 import { MemoryExecutor } from '../../src/executor/memory/memory-executor.js'
 import { SocketExecutor } from '../../src/executor/socket/socket-executor.js'
+import { ClusterExecutor } from '../../src/executor/cluster/cluster-executor.js'
 import type { Command, Reply, ReplyError } from '../../src/reply.js'
 
 /** Reads `data:` payloads (and comments) of an SSE body, one `next()` at a time. */
@@ -160,6 +161,10 @@ export function heldStreams(executor: Executor): number {
   if (executor instanceof SocketExecutor) {
     const stats = executor.stats
     return stats.subscribers + stats.subscriberConnections + stats.monitors + stats.monitorConnections
+  }
+  if (executor instanceof ClusterExecutor) {
+    const stats = executor.stats
+    return stats.subscribers + stats.monitors + stats.streamConnections
   }
   throw new Error('unknown executor')
 }

@@ -34,6 +34,18 @@ export class ReplyTooLargeError extends OutcomeUnknownError {
 }
 
 /**
+ * The connection could not be opened (refused, unreachable, timed out, or the pool is waiting
+ * out its reconnection backoff): nothing was sent, so a caller may safely try elsewhere.
+ * @public
+ */
+export class ConnectFailedError extends BackendUnavailableError {
+  constructor(reason: string) {
+    super(reason)
+    this.name = 'ConnectFailedError'
+  }
+}
+
+/**
  * The server refused the connection handshake (`AUTH`, `SELECT`, `CLIENT SETNAME`); `reply` is
  * its error, e.g. `WRONGPASS invalid username-password pair or user is disabled.`
  * @public
@@ -181,14 +193,14 @@ export class Connection {
         clearTimeout(timer)
         socket.destroy()
         // Only the handshake was sent: the commands waiting for this connection never were.
-        reject(error instanceof OutcomeUnknownError ? new BackendUnavailableError(error.message) : error)
+        reject(error instanceof OutcomeUnknownError ? new ConnectFailedError(error.message) : error)
       }
       const timer =
         config.connectTimeout > 0
-          ? setTimeout(() => fail(new BackendUnavailableError(`connect to ${where} timed out after ${config.connectTimeout} ms`)), config.connectTimeout)
+          ? setTimeout(() => fail(new ConnectFailedError(`connect to ${where} timed out after ${config.connectTimeout} ms`)), config.connectTimeout)
           : undefined
-      const onError = (error: Error): void => fail(new BackendUnavailableError(`cannot connect to ${where}: ${error.message}`))
-      const onClose = (): void => fail(new BackendUnavailableError(`cannot connect to ${where}: connection closed`))
+      const onError = (error: Error): void => fail(new ConnectFailedError(`cannot connect to ${where}: ${error.message}`))
+      const onClose = (): void => fail(new ConnectFailedError(`cannot connect to ${where}: connection closed`))
       socket.once('error', onError)
       socket.once('close', onClose)
       socket.once(config.tls !== undefined ? 'secureConnect' : 'connect', () => {
@@ -223,6 +235,7 @@ export class Connection {
     else if (username !== undefined && username !== 'default') commands.push(['AUTH', username, ''])
     if (database !== 0) commands.push(['SELECT', String(database)])
     if (clientName !== undefined) commands.push(['CLIENT', 'SETNAME', clientName])
+    if (this.#config.readOnly) commands.push(['READONLY'])
     if (commands.length === 0) return
     const replies = await this.sendBatch(commands)
     for (const reply of replies) if (reply instanceof ReplyError) throw new HandshakeError(reply)

@@ -74,6 +74,11 @@ export interface SocketExecutorOptions {
    * Turning it off writes every call at once; only useful to measure the difference.
    */
   readonly coalesceWrites?: boolean
+  /**
+   * Send `READONLY` on every connection: a cluster replica then serves reads of its master's
+   * slots. Set by the cluster executor for its replica pools (`readFromReplicas`).
+   */
+  readonly readOnly?: boolean
 }
 
 /** Everything a connection needs, defaults applied. */
@@ -90,6 +95,7 @@ export interface ConnectionConfig {
   readonly maxPending: number
   readonly maxReplyBytes: number
   readonly coalesceWrites: boolean
+  readonly readOnly: boolean
 }
 
 /** Executor-wide settings, defaults applied. */
@@ -233,6 +239,7 @@ export function resolveOptions(options: SocketExecutorOptions): ExecutorConfig {
     maxReconnectDelay: options.maxReconnectDelay ?? DEFAULTS.maxReconnectDelay,
     maxPools: options.maxPools ?? DEFAULTS.maxPools,
     coalesceWrites: options.coalesceWrites ?? true,
+    readOnly: options.readOnly ?? false,
   }
   check(Number.isInteger(config.port) && config.port > 0 && config.port < 65536, `invalid port: ${config.port}`)
   check(Number.isInteger(config.database) && config.database >= 0, `invalid database: ${config.database}`)

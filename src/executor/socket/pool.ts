@@ -7,7 +7,7 @@
 
 import { ReplyError, type Command, type Reply } from '../../reply.js'
 import { BackendUnavailableError, OutcomeUnknownError } from '../executor.js'
-import { Connection, HandshakeError, type ConnectionCounters } from './connection.js'
+import { ConnectFailedError, Connection, HandshakeError, type ConnectionCounters } from './connection.js'
 import type { ConnectionConfig } from './options.js'
 
 /** Backoff settings of a pool. */
@@ -214,7 +214,7 @@ export class Pool {
     if (wait <= 0) return undefined
     // A refused handshake is the server's answer: repeat it as it was.
     if (this.#lastError instanceof HandshakeError) return this.#lastError
-    return new BackendUnavailableError(`${this.#lastError.message} (next attempt in ${wait} ms)`)
+    return new ConnectFailedError(`${this.#lastError.message} (next attempt in ${wait} ms)`)
   }
 
   #reserve(): Promise<Connection> {

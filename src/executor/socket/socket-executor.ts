@@ -10,7 +10,7 @@ import { BackendUnavailableError, type OutcomeUnknownError, type CallContext, ty
 import { HandshakeError, type ConnectionCounters } from './connection.js'
 import { resolveOptions, type ConnectionConfig, type ExecutorConfig, type SocketExecutorOptions } from './options.js'
 import { Pool } from './pool.js'
-import { MonitorHub, SubscriberHub } from './streams.js'
+import { MonitorHub, SubscriberHub, type Receivers } from './streams.js'
 import { HostedScriptFlags, type ScriptRewrite } from './script-flags.js'
 import { asBuffer } from '../../resp/protocol.js'
 
@@ -38,7 +38,7 @@ export interface SocketExecutorStats {
 /** Commands that block their connection until data arrives: they get a connection of their own. */
 const BLOCKING = new Set(['blpop', 'brpop', 'brpoplpush', 'blmove', 'blmpop', 'bzpopmin', 'bzpopmax', 'bzmpop', 'wait', 'waitaof'])
 
-type Kind = 'plain' | 'select' | 'blocking' | 'auth' | ReplyError
+type Kind = 'plain' | 'publish' | 'select' | 'blocking' | 'auth' | ReplyError
 
 function lower(arg: Arg | undefined): string {
   if (arg === undefined) return ''
@@ -53,6 +53,7 @@ function classify(command: Command): Kind {
   const name = lower(command[0])
   if (name === 'select') return 'select'
   if (name === 'auth') return 'auth'
+  if (name === 'publish') return 'publish'
   if (BLOCKING.has(name)) return 'blocking'
   if ((name === 'xread' || name === 'xreadgroup') && command.some((arg) => lower(arg) === 'block')) return 'blocking'
   return 'plain'
@@ -140,6 +141,7 @@ export class SocketExecutor implements Executor {
     if (script !== null) command = script.command
     let reply: Promise<Reply>
     if (kind === 'plain') reply = pool.send(command)
+    else if (kind === 'publish') reply = pool.send(command).then((count) => this.#publishCount(command, count))
     else if (kind === 'select') reply = pool.sendBatch([command, ['SELECT', String(pool.config.database)]]).then((replies) => replies[0])
     else reply = pool.exclusive([command]).then((replies) => replies[0])
     if (script !== null) reply = reply.then(script.reply)
@@ -173,8 +175,10 @@ export class SocketExecutor implements Executor {
     const scripts: (ScriptRewrite | null)[] = []
     let selects = false
     let blocking = false
+    let publishes = false
     for (const command of commands) {
       const kind = classify(command)
+      if (kind === 'publish') publishes = true
       if (kind instanceof ReplyError || kind === 'auth') {
         slots.push(kind === 'auth' ? notAvailable('auth') : kind)
         continue
@@ -193,12 +197,13 @@ export class SocketExecutor implements Executor {
     const sent = send.length === 0 ? Promise.resolve([]) : alone ? pool.exclusive(send) : pool.sendBatch(send)
     const merged = sent.then((replies) => {
       let next = 0
-      return slots.map((refusal) => {
+      const merged = slots.map((refusal) => {
         if (refusal !== undefined) return refusal
         const script = scripts[next]
         const reply = replies[next++]
         return script === null ? reply : script.reply(reply)
       })
+      return publishes ? this.#publishCounts(commands, merged) : merged
     })
     if (pool === this.#default) return merged
     return merged.catch((error: unknown) => this.#refused(pool, error).then((reply) => commands.map(() => reply)))
@@ -206,6 +211,25 @@ export class SocketExecutor implements Executor {
 
   /** {@inheritDoc Executor.transaction} */
   async transaction(commands: readonly Command[], context?: CallContext): Promise<Reply[] | ReplyError> {
+    const replies = await this.transactionReplies(commands, context)
+    if (replies instanceof ReplyError) return replies
+    const multi = replies[0]
+    if (multi instanceof ReplyError) return multi
+    const exec = replies[commands.length + 1]
+    if (exec instanceof ReplyError) return exec
+    // A null EXEC means a WATCHed key changed; WATCH is refused, so this is only defensive.
+    if (!Array.isArray(exec)) return EXEC_ABORT
+    return this.#publishCounts(commands, exec as Reply[])
+  }
+
+  /**
+   * A transaction's replies as the server gave them: `MULTI`'s, one per queued command
+   * (`QUEUED` or the error that will abort EXEC), then `EXEC`'s; or the refusal of a command
+   * that cannot run in a transaction here. The cluster executor reads why an EXEC aborted (a
+   * `MOVED` at queue time) from them.
+   * @internal
+   */
+  async transactionReplies(commands: readonly Command[], context?: CallContext): Promise<Reply[] | ReplyError> {
     if (this.#closed) throw new BackendUnavailableError('executor closed')
     let selects = false
     for (const command of commands) {
@@ -227,16 +251,15 @@ export class SocketExecutor implements Executor {
       if (pool === this.#default) throw error
       return this.#refused(pool, error)
     }
-    const multi = replies[0]
-    if (multi instanceof ReplyError) return multi
+    // Replies of rewritten scripts (EVALSHA of a client's SHA1 …) inside EXEC as the client expects them.
     const exec = replies[commands.length + 1]
-    if (exec instanceof ReplyError) return exec
-    // A null EXEC means a WATCHed key changed; WATCH is refused, so this is only defensive.
-    if (!Array.isArray(exec)) return EXEC_ABORT
-    return (exec as Reply[]).map((reply, i) => {
-      const script = scripts[i]
-      return script === null ? reply : script.reply(reply)
-    })
+    if (Array.isArray(exec) && scripts.some((script) => script !== null)) {
+      replies[commands.length + 1] = (exec as Reply[]).map((reply, i) => {
+        const script = scripts[i]
+        return script === null ? reply : script.reply(reply)
+      })
+    }
+    return replies
   }
 
   /** {@inheritDoc Executor.subscribe} */
@@ -273,6 +296,36 @@ export class SocketExecutor implements Executor {
     const done = used.monitor(onEvent, signal)
     done.then(forget, forget)
     return done
+  }
+
+  /**
+   * Who a message on `channel` reaches through this executor's shared subscriber connections:
+   * what the server counts for them and how many local listeners they serve.
+   * @internal
+   */
+  receivers(channel: Arg): Receivers {
+    const name = typeof channel === 'string' ? Buffer.from(channel, 'utf8').toString('latin1') : asBuffer(channel).toString('latin1')
+    const receivers: Receivers = { subscriptions: 0, listeners: 0 }
+    for (const hub of this.#subscriberHubs.values()) hub.addReceivers(name, receivers)
+    return receivers
+  }
+
+  /**
+   * PUBLISH's count as the memory executor gives it: the server counts a shared subscriber
+   * connection once per matching subscription, whatever the number of local streams behind it;
+   * those are replaced by the local listeners they serve. Counted when the reply arrives, so a
+   * stream joining or leaving meanwhile may be counted either way.
+   */
+  #publishCount(command: Command, count: Reply): Reply {
+    if (typeof count !== 'number' || command.length < 2 || this.#subscriberHubs.size === 0) return count
+    const { subscriptions, listeners } = this.receivers(command[1])
+    return Math.max(0, count - subscriptions) + listeners
+  }
+
+  /** {@link #publishCount} for the PUBLISH rows of a pipeline or transaction. */
+  #publishCounts(commands: readonly Command[], replies: Reply[]): Reply[] {
+    if (this.#subscriberHubs.size === 0) return replies
+    return replies.map((reply, i) => (lower(commands[i]?.[0]) === 'publish' ? this.#publishCount(commands[i], reply) : reply))
   }
 
   /** {@inheritDoc Executor.close} */

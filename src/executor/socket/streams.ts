@@ -13,6 +13,7 @@ import { BackendUnavailableError, type MonitorEvent, type PubSubEvent, type Subs
 import { Connection, type ConnectionCounters } from './connection.js'
 import type { ConnectionConfig } from './options.js'
 import { asBuffer } from '../../resp/protocol.js'
+import { compileGlob, type GlobMatcher } from '../memory/lib/glob.js'
 
 type Kind = Subscription['kind']
 
@@ -24,6 +25,18 @@ interface Entry {
   /** Those that received their confirmation: they get messages. */
   readonly listeners: Set<Subscriber>
   confirmed: boolean
+  /** For a pattern: its matcher, compiled when a PUBLISH first needs it. */
+  matcher?: GlobMatcher
+}
+
+/**
+ * Who a message on one channel reaches through a hub: `subscriptions` is what the server counts
+ * (the shared connection once for the channel and once per matching pattern), `listeners` is
+ * what those subscriptions reach locally (each `subscribe()` call once per matching name).
+ */
+export interface Receivers {
+  subscriptions: number
+  listeners: number
 }
 
 /** One `subscribe()` call. */
@@ -110,6 +123,22 @@ export class SubscriberHub {
       signal.addEventListener('abort', onAbort, { once: true })
       this.#join(subscriber).catch((error: Error) => subscriber.settle(error))
     })
+  }
+
+  /** Adds to `into` who a message on `channel` (latin1, one char per byte) reaches through this hub. */
+  addReceivers(channel: string, into: Receivers): void {
+    const entry = this.#maps.channel.get(channel)
+    if (entry?.confirmed) {
+      into.subscriptions++
+      into.listeners += entry.listeners.size
+    }
+    for (const [pattern, candidate] of this.#maps.pattern) {
+      if (!candidate.confirmed) continue
+      candidate.matcher ??= compileGlob(pattern)
+      if (!candidate.matcher(channel)) continue
+      into.subscriptions++
+      into.listeners += candidate.listeners.size
+    }
   }
 
   /** Closes the connection; every subscriber rejects. */

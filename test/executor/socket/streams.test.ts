@@ -52,14 +52,15 @@ describe.skipIf(redisServerSkipReason !== undefined)(liveSuiteName('socket execu
     expect(executor.stats.subscribers).toBe(n)
     expect(await executor.exec(['PUBSUB', 'NUMSUB', 'news'])).toEqual([Buffer.from('news'), 1])
 
-    expect(await executor.exec(['PUBLISH', 'news', 'hello'])).toBe(1)
+    // The server counts the shared connection once; PUBLISH answers every local stream, as the memory executor does.
+    expect(await executor.exec(['PUBLISH', 'news', 'hello'])).toBe(n)
     await waitFor(() => events.every((list) => list.length === 2), 'every message')
     for (const list of events) expect(list).toEqual(['subscribe,news,1', 'message,news,hello'])
 
     // Half leave: the channel stays subscribed for the rest.
     for (const abort of aborts.slice(0, n / 2)) abort.abort()
     await Promise.all(done.slice(0, n / 2))
-    expect(await executor.exec(['PUBLISH', 'news', 'again'])).toBe(1)
+    expect(await executor.exec(['PUBLISH', 'news', 'again'])).toBe(n / 2)
     await waitFor(() => events.slice(n / 2).every((list) => list.length === 3), 'the second message')
     expect(events.slice(0, n / 2).every((list) => list.length === 2)).toBe(true)
 
@@ -85,6 +86,15 @@ describe.skipIf(redisServerSkipReason !== undefined)(liveSuiteName('socket execu
     expect(channels[3]).toBe('message,b,to-b')
     expect(patterns[2]).toBe('pmessage,n*,news,n')
     expect(await serverConnections(executor, 'P')).toBe(1)
+    // Counted per matching subscription, channels and patterns alike, in pipelines and transactions too.
+    const other = new AbortController()
+    const more = executor.subscribe({ kind: 'pattern', names: ['n*'] }, () => {}, other.signal)
+    await waitFor(async () => (await executor.exec(['PUBLISH', 'news', 'count'])) === 2, 'the second pattern stream to count')
+    expect(await executor.exec(['PUBLISH', 'b', 'count'])).toBe(1)
+    expect(await executor.pipeline([['PUBLISH', 'news', 'p'], ['PUBLISH', 'a', 'p'], ['PUBLISH', 'zz', 'p']])).toEqual([2, 1, 0])
+    expect(await executor.transaction([['PUBLISH', 'news', 't'], ['PUBLISH', 'zz', 't']])).toEqual([2, 0])
+    other.abort()
+    await more
     abort.abort()
     await Promise.all([a, p])
   })
