@@ -10,12 +10,12 @@
  */
 import { constants as bufferConstants } from 'node:buffer'
 import { SERVER_VERSION } from '../../../commands/table.js'
-import { typeOf, type Database, type Value } from '../keyspace.js'
+import { Database, typeOf, type Value } from '../keyspace.js'
 import type { LoadContext } from '../rdb/codec.js'
 import { RDB_VERSION_READABLE } from '../rdb/constants.js'
 import { Crc64 } from '../rdb/crc64.js'
 import { encodeValue, valueDecoder } from '../rdb/payload.js'
-import { CorruptPayload, RdbReader } from '../rdb/reader.js'
+import { check, CorruptPayload, RdbReader } from '../rdb/reader.js'
 import { RdbWriter } from '../rdb/writer.js'
 import { DEFAULT_HASH_LIMITS, HashValue, trackVolatileHash } from '../types/hash.js'
 import { DEFAULT_ZSET_LIMITS } from '../types/zset.js'
@@ -193,15 +193,10 @@ export interface RdbLoadResult {
   readonly expiredSkipped: number
 }
 
-/** One database's keys as read, applied to the target only when the whole file read well. */
-interface StagedDatabase {
-  readonly values: Map<string, Value>
-  readonly deadlines: Map<string, bigint>
-}
-
 /**
- * Loads RDB file `bytes` into `into` (indexed by database number), replacing what they held.
- * The whole file is read and checked (checksum included) before any database changes: on bad
+ * Loads RDB file `bytes` into `into` (indexed by database number), replacing what they held: the
+ * keys are read into new databases, and once the whole file has been read and checked (checksum
+ * included) each element of `into` is replaced by its new database (as SWAPDB swaps them). On bad
  * input it throws {@link RdbLoadError} naming the byte offset and the reason, and `into` is left
  * as it was.
  */
@@ -211,7 +206,7 @@ export function loadRdb(bytes: Buffer, into: Database[], options: RdbLoadOptions
   }
   const data = bytes.toString('latin1')
   const version = readHeader(data)
-  const load = new FileLoad(data, into.length, options)
+  const load = new FileLoad(bytes, data, into.length, options)
   try {
     load.run()
   } catch (error) {
@@ -220,10 +215,10 @@ export function loadRdb(bytes: Buffer, into: Database[], options: RdbLoadOptions
   }
   if (version >= FIRST_CHECKSUM_VERSION) verifyChecksum(bytes, load.reader.pos)
   let keys = 0
-  for (const staged of load.staged) keys += staged?.values.size ?? 0
+  for (const db of load.staged) keys += db.size
   const result: RdbLoadResult = { version, aux: load.aux, functions: load.functions, keys, expiredSkipped: load.expiredSkipped }
   options.beforeApply?.(result)
-  for (let index = 0; index < into.length; index++) apply(load.staged[index], into[index])
+  for (let index = 0; index < into.length; index++) into[index] = load.staged[index]
   return result
 }
 
@@ -273,15 +268,24 @@ function hex(bytes: string): string {
   return out
 }
 
-/** Replaces the content of `target` with the staged keys. */
-function apply(staged: StagedDatabase | undefined, target: Database): void {
-  target.clear()
-  if (staged === undefined) return
-  for (const [key, value] of staged.values) {
-    target.set(key, value)
-    const deadline = staged.deadlines.get(key)
-    if (deadline !== undefined) setDeadline(target, key, deadline)
-    if (value instanceof HashValue) trackVolatileHash(target, key, value)
+/** Strings from this length on are sliced by V8 (kept pointing into their parent string). */
+const SLICED_STRING_MIN = 13
+
+/**
+ * The reader over a whole file. Longer strings are copied out of the file's bytes: a slice of
+ * the file's one big string would keep all of it alive for as long as any key or value lives.
+ */
+class FileReader extends RdbReader {
+  constructor(private readonly buffer: Buffer, data: string, pos: number) {
+    super(data, pos)
+  }
+
+  override bytes(count: number): string {
+    if (count < SLICED_STRING_MIN) return super.bytes(count)
+    check(count <= this.end - this.pos, 'unexpected end of payload')
+    const start = this.pos
+    this.pos += count
+    return this.buffer.toString('latin1', start, this.pos)
   }
 }
 
@@ -290,13 +294,22 @@ class FileLoad {
   readonly reader: RdbReader
   readonly aux = new Map<string, string>()
   readonly functions: RdbFunction[] = []
-  readonly staged: (StagedDatabase | undefined)[] = []
+  /** The new databases, one per index of the target. */
+  readonly staged: Database[]
   expiredSkipped = 0
   private readonly context: LoadContext
+  /** {@link RdbLoadOptions.now} as a deadline compares with it. */
+  private readonly now: bigint
   private db = 0
+  /** What is being read, from where, and for which key (for error messages). */
+  private item = 'opcode'
+  private itemStart = HEADER_SIZE
+  private key: string | undefined
 
-  constructor(private readonly data: string, private readonly databases: number, private readonly options: RdbLoadOptions) {
-    this.reader = new RdbReader(data, HEADER_SIZE)
+  constructor(bytes: Buffer, private readonly data: string, private readonly databases: number, private readonly options: RdbLoadOptions) {
+    this.reader = new FileReader(bytes, data, HEADER_SIZE)
+    this.staged = Array.from({ length: databases }, (_, index) => new Database(index))
+    this.now = BigInt(options.now)
     this.context = {
       hash: options.limits?.hash ?? DEFAULT_HASH_LIMITS,
       maxIntsetEntries: options.limits?.maxIntsetEntries ?? DEFAULT_MAX_INTSET_ENTRIES,
@@ -307,27 +320,53 @@ class FileLoad {
 
   /** Reads up to and including EOF; the reader is left on the checksum. */
   run(): void {
+    try {
+      this.items()
+    } catch (error) {
+      if (!(error instanceof CorruptPayload)) throw error
+      const item = this.key === undefined ? this.item : `${this.item} of key ${JSON.stringify(this.key)}`
+      if (error.message === 'unexpected end of payload') {
+        throw new RdbLoadError(this.data.length, `unexpected end of file in the ${item} that starts at byte ${this.itemStart} (the file is truncated, or a length in it is corrupt)`)
+      }
+      throw new RdbLoadError(this.itemStart, `corrupt ${item}: ${error.message}`)
+    }
+  }
+
+  /**
+   * The loop over opcodes and entries. What is being read is kept in `item`, `itemStart` and
+   * `key` (rather than in a closure per read, which would cost more than the read) so that
+   * {@link FileLoad.run} can say where a malformed item starts.
+   */
+  private items(): void {
+    const reader = this.reader
     let deadline: bigint | undefined
     for (;;) {
-      const start = this.reader.pos
-      const type = this.guarded(start, 'opcode', () => this.reader.byte())
+      const start = reader.pos
+      this.itemStart = start
+      this.item = 'opcode'
+      this.key = undefined
+      const type = reader.byte()
       switch (type) {
         case RdbOpcode.EOF:
           return
         case RdbOpcode.EXPIRETIME_MS:
-          deadline = this.guarded(start, 'expire time', () => this.reader.millis())
+          this.item = 'expire time'
+          deadline = reader.millis()
           continue
         case RdbOpcode.EXPIRETIME:
-          deadline = this.guarded(start, 'expire time', () => BigInt(this.int32()) * 1000n)
+          this.item = 'expire time'
+          deadline = BigInt(this.int32()) * 1000n
           continue
         case RdbOpcode.FREQ:
-          this.guarded(start, 'LFU frequency', () => this.reader.byte())
+          this.item = 'LFU frequency'
+          reader.byte()
           continue
         case RdbOpcode.IDLE:
-          this.guarded(start, 'LRU idle time', () => this.reader.length())
+          this.item = 'LRU idle time'
+          reader.length()
           continue
         default:
-          if (type >= RdbOpcode.SLOT_INFO) this.guarded(start, 'opcode', () => this.opcode(type, start))
+          if (type >= RdbOpcode.SLOT_INFO) this.opcode(type, start)
           else this.entry(type, start, deadline)
           deadline = undefined
       }
@@ -356,11 +395,13 @@ class FileLoad {
         reader.length()
         return
       case RdbOpcode.AUX: {
+        this.item = 'auxiliary field'
         const name = reader.string()
         this.aux.set(name, reader.string())
         return
       }
       case RdbOpcode.FUNCTION2:
+        this.item = 'function library'
         this.functions.push({ code: reader.string(), offset: start })
         return
       case RdbOpcode.FUNCTION_PRE_GA:
@@ -377,36 +418,27 @@ class FileLoad {
       const what = type === 6 || type === 7 ? `a module value (type ${type}): this engine has no modules` : `unknown value type ${type}`
       throw new RdbLoadError(start, what)
     }
-    const key = this.guarded(start, 'key', () => this.reader.string())
-    const value = this.guarded(start, `value of key ${JSON.stringify(key)}`, () => decode(type, this.reader, this.context))
-    const staged = (this.staged[this.db] ??= { values: new Map(), deadlines: new Map() })
-    if (staged.values.has(key)) throw new RdbLoadError(start, `duplicate key ${JSON.stringify(key)} in database ${this.db}`)
-    const expired = deadline !== undefined && deadline < BigInt(this.options.now) && this.options.keepExpired !== true
+    this.item = 'key'
+    const key = this.reader.string()
+    this.item = 'value'
+    this.key = key
+    const value = decode(type, this.reader, this.context)
+    const db = this.staged[this.db]
+    if (db.data.has(key)) throw new RdbLoadError(start, `duplicate key ${JSON.stringify(key)} in database ${this.db}`)
+    const expired = deadline !== undefined && deadline < this.now && this.options.keepExpired !== true
     // A 7.4 hash whose every field has expired is left out too, as Redis does.
     if (expired || (value instanceof HashValue && value.size === 0)) {
       this.expiredSkipped++
       return
     }
-    staged.values.set(key, value)
-    if (deadline !== undefined) staged.deadlines.set(key, deadline)
+    db.set(key, value)
+    if (deadline !== undefined) setDeadline(db, key, deadline)
+    if (value instanceof HashValue) trackVolatileHash(db, key, value)
   }
 
   /** A 4-byte little-endian signed integer (EXPIRETIME, seconds). */
   private int32(): number {
     const bytes = this.reader.bytes(4)
     return (bytes.charCodeAt(0) | (bytes.charCodeAt(1) << 8) | (bytes.charCodeAt(2) << 16) | (bytes.charCodeAt(3) << 24))
-  }
-
-  /** Runs `read`, turning a malformed or truncated item into an {@link RdbLoadError}. */
-  private guarded<T>(start: number, item: string, read: () => T): T {
-    try {
-      return read()
-    } catch (error) {
-      if (!(error instanceof CorruptPayload)) throw error
-      if (error.message === 'unexpected end of payload') {
-        throw new RdbLoadError(this.data.length, `unexpected end of file in the ${item} that starts at byte ${start} (the file is truncated, or a length in it is corrupt)`)
-      }
-      throw new RdbLoadError(start, `corrupt ${item}: ${error.message}`)
-    }
   }
 }
