@@ -134,6 +134,23 @@ describe('loadRdb', () => {
     await Promise.all([executor.close(), copy.close()])
   })
 
+  test('a file read in small windows loads the same as in one piece, and fails the same', async () => {
+    const { bytes, executor } = await sampleFile()
+    const whole = databases()
+    loadRdb(bytes, whole, { now: Date.now() })
+    const describe = (into: Database[]) => into.map((db) => [...db.data.keys()].sort().join(',') + '|' + db.expires.size)
+    for (const windowBytes of [1, 7, 64, 1000, 65536]) {
+      const windowed = databases()
+      const result = loadRdb(bytes, windowed, { now: Date.now(), windowBytes })
+      expect(result.functions).toHaveLength(1)
+      expect(describe(windowed), `window ${windowBytes}`).toEqual(describe(whole))
+      expect(windowed[0].data.get('str:compressible')).toBe('abc'.repeat(400))
+      const cut = loadError(() => loadRdb(bytes.subarray(0, bytes.length - 100), databases(), { now: Date.now(), windowBytes }))
+      expect(cut.message).toMatch(/unexpected end of file/)
+    }
+    await executor.close()
+  })
+
   test('keys whose deadline has passed are left out, unless asked to keep them', () => {
     const writer = new RdbFileWriter()
     const now = 1_700_000_000_000

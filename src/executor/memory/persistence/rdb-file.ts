@@ -167,6 +167,11 @@ export interface RdbLoadOptions {
   /** Encoding limits values are built under (CONFIG at load time); Redis's defaults otherwise. */
   readonly limits?: Omit<LoadContext, 'now'>
   /**
+   * Bytes of the file turned into one string at a time (default 64 MiB): a file is read window
+   * by window, so its size is not bound by V8's longest string. Small values are for tests.
+   */
+  readonly windowBytes?: number
+  /**
    * Called once the whole file has been read and checked, before any database changes (function
    * libraries load here); an error it throws aborts the load with `into` untouched.
    */
@@ -201,19 +206,15 @@ export interface RdbLoadResult {
  * as it was.
  */
 export function loadRdb(bytes: Buffer, into: Database[], options: RdbLoadOptions): RdbLoadResult {
-  if (bytes.length > bufferConstants.MAX_STRING_LENGTH) {
-    throw new RdbLoadError(0, `files over ${bufferConstants.MAX_STRING_LENGTH} bytes cannot be loaded by this engine (the file has ${bytes.length})`)
-  }
-  const data = bytes.toString('latin1')
-  const version = readHeader(data)
-  const load = new FileLoad(bytes, data, into.length, options)
+  const version = readHeader(bytes.toString('latin1', 0, HEADER_SIZE))
+  const load = new FileLoad(bytes, into.length, options)
   try {
     load.run()
   } catch (error) {
     if (!(error instanceof RdbLoadError) || version < FIRST_CHECKSUM_VERSION || trailingChecksumMatches(bytes)) throw error
     throw new RdbLoadError(error.offset, `${error.reason}; checksum mismatch: the last 8 bytes are not the CRC-64 of the rest either`)
   }
-  if (version >= FIRST_CHECKSUM_VERSION) verifyChecksum(bytes, load.reader.pos)
+  if (version >= FIRST_CHECKSUM_VERSION) verifyChecksum(bytes, load.position)
   let keys = 0
   for (const db of load.staged) keys += db.size
   const result: RdbLoadResult = { version, aux: load.aux, functions: load.functions, keys, expiredSkipped: load.expiredSkipped }
@@ -276,22 +277,27 @@ const SLICED_STRING_MIN = 13
  * the file's one big string would keep all of it alive for as long as any key or value lives.
  */
 class FileReader extends RdbReader {
-  constructor(private readonly buffer: Buffer, data: string, pos: number) {
-    super(data, pos)
+  /** `data` is the window of `buffer` that starts at byte `base`. */
+  constructor(private readonly buffer: Buffer, data: string, readonly base: number) {
+    super(data, 0)
   }
 
   override bytes(count: number): string {
     if (count < SLICED_STRING_MIN) return super.bytes(count)
     check(count <= this.end - this.pos, 'unexpected end of payload')
-    const start = this.pos
+    const start = this.base + this.pos
     this.pos += count
-    return this.buffer.toString('latin1', start, this.pos)
+    return this.buffer.toString('latin1', start, start + count)
   }
 }
 
+/** Default {@link RdbLoadOptions.windowBytes}. */
+const DEFAULT_WINDOW_BYTES = 64 * 2 ** 20
+const END_OF_DATA = 'unexpected end of payload'
+
 /** One pass over a file's opcodes and entries, staging keys per database. */
 class FileLoad {
-  readonly reader: RdbReader
+  private reader: FileReader
   readonly aux = new Map<string, string>()
   readonly functions: RdbFunction[] = []
   /** The new databases, one per index of the target. */
@@ -305,9 +311,13 @@ class FileLoad {
   private item = 'opcode'
   private itemStart = HEADER_SIZE
   private key: string | undefined
+  /** The deadline of the next key (EXPIRETIME opcodes come before their key). */
+  private deadline: bigint | undefined
+  private readonly windowBytes: number
 
-  constructor(bytes: Buffer, private readonly data: string, private readonly databases: number, private readonly options: RdbLoadOptions) {
-    this.reader = new FileReader(bytes, data, HEADER_SIZE)
+  constructor(private readonly bytes: Buffer, private readonly databases: number, private readonly options: RdbLoadOptions) {
+    this.windowBytes = Math.max(1, options.windowBytes ?? DEFAULT_WINDOW_BYTES)
+    this.reader = this.window(HEADER_SIZE, this.windowBytes)
     this.staged = Array.from({ length: databases }, (_, index) => new Database(index))
     this.now = BigInt(options.now)
     this.context = {
@@ -318,59 +328,89 @@ class FileLoad {
     }
   }
 
+  /** The offset in the file the reader is at. */
+  get position(): number {
+    return this.reader.base + this.reader.pos
+  }
+
+  /** A reader over `length` bytes of the file from `from` (fewer at the end of the file). */
+  private window(from: number, length: number): FileReader {
+    const end = Math.min(this.bytes.length, from + length)
+    return new FileReader(this.bytes, this.bytes.toString('latin1', from, end), from)
+  }
+
   /** Reads up to and including EOF; the reader is left on the checksum. */
   run(): void {
     try {
-      this.items()
+      for (let done = false; !done; ) done = this.itemInWindow()
     } catch (error) {
       if (!(error instanceof CorruptPayload)) throw error
       const item = this.key === undefined ? this.item : `${this.item} of key ${JSON.stringify(this.key)}`
-      if (error.message === 'unexpected end of payload') {
-        throw new RdbLoadError(this.data.length, `unexpected end of file in the ${item} that starts at byte ${this.itemStart} (the file is truncated, or a length in it is corrupt)`)
+      if (error.message === END_OF_DATA) {
+        throw new RdbLoadError(this.bytes.length, `unexpected end of file in the ${item} that starts at byte ${this.itemStart} (the file is truncated, or a length in it is corrupt)`)
       }
       throw new RdbLoadError(this.itemStart, `corrupt ${item}: ${error.message}`)
     }
   }
 
   /**
-   * The loop over opcodes and entries. What is being read is kept in `item`, `itemStart` and
+   * Reads one item; true at EOF. An item that runs past the end of the window is read again
+   * from its start in a new window (twice as long when the item is that large); only past the
+   * end of the file is running out an error.
+   */
+  private itemInWindow(): boolean {
+    const start = this.reader.pos
+    try {
+      return this.readItem(start)
+    } catch (error) {
+      const windowEnd = this.reader.base + this.reader.end
+      if (!(error instanceof CorruptPayload) || error.message !== END_OF_DATA || windowEnd >= this.bytes.length) throw error
+      const from = this.reader.base + start
+      const length = Math.max(this.windowBytes, 2 * (windowEnd - from))
+      if (Math.min(length, this.bytes.length - from) > bufferConstants.MAX_STRING_LENGTH) {
+        throw new RdbLoadError(from, `an item of more than ${bufferConstants.MAX_STRING_LENGTH} bytes cannot be loaded by this engine`)
+      }
+      this.reader = this.window(from, length)
+      return false
+    }
+  }
+
+  /**
+   * One opcode or entry from `start`. What is being read is kept in `item`, `itemStart` and
    * `key` (rather than in a closure per read, which would cost more than the read) so that
    * {@link FileLoad.run} can say where a malformed item starts.
    */
-  private items(): void {
+  private readItem(start: number): boolean {
     const reader = this.reader
-    let deadline: bigint | undefined
-    for (;;) {
-      const start = reader.pos
-      this.itemStart = start
-      this.item = 'opcode'
-      this.key = undefined
-      const type = reader.byte()
-      switch (type) {
-        case RdbOpcode.EOF:
-          return
-        case RdbOpcode.EXPIRETIME_MS:
-          this.item = 'expire time'
-          deadline = reader.millis()
-          continue
-        case RdbOpcode.EXPIRETIME:
-          this.item = 'expire time'
-          deadline = BigInt(this.int32()) * 1000n
-          continue
-        case RdbOpcode.FREQ:
-          this.item = 'LFU frequency'
-          reader.byte()
-          continue
-        case RdbOpcode.IDLE:
-          this.item = 'LRU idle time'
-          reader.length()
-          continue
-        default:
-          if (type >= RdbOpcode.SLOT_INFO) this.opcode(type, start)
-          else this.entry(type, start, deadline)
-          deadline = undefined
-      }
+    const at = reader.base + start
+    this.itemStart = at
+    this.item = 'opcode'
+    this.key = undefined
+    const type = reader.byte()
+    switch (type) {
+      case RdbOpcode.EOF:
+        return true
+      case RdbOpcode.EXPIRETIME_MS:
+        this.item = 'expire time'
+        this.deadline = reader.millis()
+        return false
+      case RdbOpcode.EXPIRETIME:
+        this.item = 'expire time'
+        this.deadline = BigInt(this.int32()) * 1000n
+        return false
+      case RdbOpcode.FREQ:
+        this.item = 'LFU frequency'
+        reader.byte()
+        return false
+      case RdbOpcode.IDLE:
+        this.item = 'LRU idle time'
+        reader.length()
+        return false
     }
+    if (type >= RdbOpcode.SLOT_INFO) this.opcode(type, at)
+    else this.entry(type, at, this.deadline)
+    this.deadline = undefined
+    return false
   }
 
   /** The opcodes that carry no key. */
