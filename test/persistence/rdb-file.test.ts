@@ -63,6 +63,16 @@ describe('LZF and CRC-64 pieces', () => {
     expect(lzfCompress(random, random.length - 4)).toBeNull()
   })
 
+  test('the compressor reuses its table across calls without matching an earlier string', () => {
+    // Same 3-byte prefixes in every string: a stale table entry would point at another input.
+    for (let i = 0; i < 300; i++) {
+      const input = `prefix-${i}-` + Buffer.from(noise(30 + (i % 50), i)).toString('latin1') + `prefix-${i}-`.repeat(3)
+      const compressed = lzfCompress(input, input.length - 4)
+      if (compressed === null) continue
+      expect(lzfDecompress(compressed, 0, compressed.length, input.length), `input ${i}`).toBe(input)
+    }
+  })
+
   test('a compressing writer stores long strings as LZF only when it saves 4 bytes or more', () => {
     const compressing = new RdbWriter(true)
     compressing.string('z'.repeat(100))

@@ -75,6 +75,9 @@ export class RdbSaveError extends Error {
  */
 export class RdbFileWriter {
   private readonly checksum = new Crc64()
+  /** Reused for every entry: its type byte and key, and its value (written first). */
+  private readonly head = new RdbWriter(true)
+  private readonly body = new RdbWriter(true)
 
   /** `REDIS0010` and the auxiliary fields, in Redis 7.0's order. */
   header(aux: RdbAux = {}): Buffer {
@@ -119,19 +122,20 @@ export class RdbFileWriter {
    * type byte, the key and the value. Throws {@link RdbSaveError} for a value no codec writes.
    */
   entry(key: string, value: Value, expireAt: number | undefined): Buffer {
-    const body = new RdbWriter(true)
+    const body = this.body
     const encoded = encodeValue(value, body)
     if (encoded === null) {
+      body.take()
       throw new RdbSaveError(`values of type ${typeOf(value)} cannot be saved in an RDB file (key ${JSON.stringify(key)})`)
     }
-    const writer = new RdbWriter(true)
+    const writer = this.head
     if (expireAt !== undefined) {
       writer.byte(RdbOpcode.EXPIRETIME_MS)
       writer.millis(BigInt(expireAt))
     }
     writer.byte(encoded.type)
     writer.string(key)
-    writer.raw(body.finish())
+    writer.raw(body.take())
     return this.emit(writer)
   }
 
@@ -143,7 +147,7 @@ export class RdbFileWriter {
   }
 
   private emit(writer: RdbWriter): Buffer {
-    const bytes = writer.finish()
+    const bytes = writer.take()
     this.checksum.updateBinary(bytes)
     return Buffer.from(bytes, 'latin1')
   }

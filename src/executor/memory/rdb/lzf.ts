@@ -62,6 +62,17 @@ const MAX_DISTANCE = 8192
 const MAX_LITERAL = 32
 const HASH_BITS = 14
 
+/** The compressor's hash table of positions (see {@link lzfCompress}) and its current base. */
+const table = new Int32Array(1 << HASH_BITS)
+let tableBase = 0
+/** Output scratch space, grown as needed and reused (compression is synchronous). */
+let scratch = new Uint8Array(4096)
+
+function scratchFor(size: number): Uint8Array {
+  if (scratch.length < size) scratch = new Uint8Array(Math.max(size, 2 * scratch.length))
+  return scratch
+}
+
 /**
  * Compresses bytes `data[start, end)` of a binary string into an LZF stream of at most
  * `maxLength` bytes, or returns null when the stream would be longer (then the caller stores the
@@ -72,8 +83,16 @@ const HASH_BITS = 14
  * every LZF reader, so the output need not match liblzf's byte for byte.
  */
 export function lzfCompress(data: string, maxLength: number, start = 0, end = data.length): string | null {
-  const out = new Uint8Array(maxLength + MAX_LITERAL + 3)
-  const table = new Int32Array(1 << HASH_BITS).fill(-1)
+  const out = scratchFor(maxLength + MAX_LITERAL + 3)
+  // Positions are stored shifted by a base that grows with every call, so entries of earlier
+  // calls read as out of range and the table needs no clearing per string.
+  if (tableBase + (end - start) + 1 >= 0x7fffffff) {
+    table.fill(0)
+    tableBase = 0
+  }
+  const shift = tableBase + 1 - start
+  const oldest = tableBase + 1
+  tableBase += end - start + 1
   let op = 0
   let literalStart = start
   let ip = start
@@ -87,11 +106,12 @@ export function lzfCompress(data: string, maxLength: number, start = 0, end = da
     return true
   }
   while (ip + 2 < end) {
-    const hash = (((data.charCodeAt(ip) << 16) | (data.charCodeAt(ip + 1) << 8) | data.charCodeAt(ip + 2)) * 2654435761) >>> (32 - HASH_BITS)
-    const candidate = table[hash]
-    table[hash] = ip
+    const hash = Math.imul((data.charCodeAt(ip) << 16) | (data.charCodeAt(ip + 1) << 8) | data.charCodeAt(ip + 2), 0x9e3779b1) >>> (32 - HASH_BITS)
+    const stored = table[hash]
+    table[hash] = ip + shift
+    const candidate = stored - shift
     if (
-      candidate < 0 || ip - candidate > MAX_DISTANCE ||
+      stored < oldest || ip - candidate > MAX_DISTANCE ||
       data.charCodeAt(candidate) !== data.charCodeAt(ip) ||
       data.charCodeAt(candidate + 1) !== data.charCodeAt(ip + 1) ||
       data.charCodeAt(candidate + 2) !== data.charCodeAt(ip + 2)

@@ -108,6 +108,13 @@ export class RdbWriter {
 
   /** Everything written so far, as one binary string. */
   finish(): string {
-    return this.parts.join('')
+    return this.parts.length === 1 ? this.parts[0] : this.parts.join('')
+  }
+
+  /** Everything written so far, as one binary string, and forgets it (to write the next piece). */
+  take(): string {
+    const written = this.finish()
+    this.parts.length = 0
+    return written
   }
 }
