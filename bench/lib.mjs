@@ -375,6 +375,7 @@ export async function benchBuild() {
         resp: 'src/resp/index.ts',
         memory: 'src/executor/memory/index.ts',
         socket: 'src/executor/socket/index.ts',
+        persistence: 'src/executor/memory/persistence/rdb-io.ts',
       },
       outdir: dir,
       outExtension: { '.js': '.mjs' },
