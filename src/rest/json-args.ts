@@ -32,6 +32,9 @@ const BACKSLASH = 0x5c
 /** JSON's booleans, which become the arguments `true` and `false`. */
 const BOOLEANS = ['true', 'false'] as const
 
+/** A high surrogate not followed by a low one, or a low one not preceded by a high one. */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/
+
 /** How many distinct command names a reader keeps for reuse. */
 const RECENT_NAMES = 8
 
@@ -175,13 +178,17 @@ class JsonReader {
       else i++
     }
     if (i >= this.text.length) return this.fail('invalid JSON: unterminated string', start)
+    let value: string
     try {
-      const value = JSON.parse(this.text.slice(start, i + 1)) as string
-      this.pos = i + 1
-      return value
+      value = JSON.parse(this.text.slice(start, i + 1)) as string
     } catch {
       return this.fail('invalid JSON string', start)
     }
+    // Only escapes can make a lone surrogate (`"\ud800"`): it has no UTF-8 form, and storing
+    // U+FFFD in its place would store other bytes than the client meant.
+    if (LONE_SURROGATE.test(value)) return this.fail('invalid JSON string: a lone UTF-16 surrogate escape has no UTF-8 form; send binary values in the path or as a raw body', start)
+    this.pos = i + 1
+    return value
   }
 
   private skipSpace(): void {
