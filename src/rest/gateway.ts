@@ -68,6 +68,12 @@ export interface GatewayOptions extends LimitOptions {
 /** The gateway core: one method, framework-agnostic. @public */
 export interface Gateway {
   handle(request: RestRequest): Promise<RestResponse>
+  /**
+   * The answer to a request that its method, URL and headers already settle: 401 without a valid
+   * token. Adapters ask before they read a body, so an unauthenticated client never makes the
+   * gateway hold one; undefined when the request may go on.
+   */
+  checkHead(request: Omit<RestRequest, 'body'>): RestResponse | undefined | Promise<RestResponse | undefined>
   /** The largest body adapters read for any request (`maxBodySize`). */
   readonly maxBodySize: number
   /** The body-size limit adapters enforce while reading the body of a request to `url`. */
@@ -131,7 +137,21 @@ export function createGateway(options: GatewayOptions): Gateway {
     }
   }
 
+  const refuseUnauthenticated = (principal: Principal | undefined, origin: string | null): RestResponse | undefined => {
+    if (principal !== undefined) return undefined
+    const refusal = responses.fail(UNAUTHORIZED)
+    return cors === undefined ? refusal : cors.decorate(origin, refusal)
+  }
+
   return {
+    checkHead(request) {
+      const method = request.method.toUpperCase()
+      if (!ALLOWED_METHODS.has(method)) return undefined // handle() answers 405 or the preflight
+      const origin = cors === undefined ? null : request.headers.get('origin')
+      const found = auth.authenticate(requestToken(request.headers, splitUrl(request.url).query))
+      if (found instanceof Promise) return found.then((principal) => refuseUnauthenticated(principal, origin), () => undefined)
+      return refuseUnauthenticated(found, origin)
+    },
     maxBodySize: limits.maxBodySize,
     bodyLimit: (url) => limits.bodyLimit(url),
     limits,
