@@ -4,12 +4,12 @@ import { TokenStore, type Authenticator, type Principal } from '../auth/tokens.j
 import { createRequestAuth } from '../auth/user-tokens.js'
 import { Limits, type LimitOptions } from '../auth/limits.js'
 import { METHOD_NOT_ALLOWED, UNAUTHORIZED, RestError, backendUnavailable } from './errors.js'
-import { parseCall, requestToken, splitUrl, type RequestTarget, type RestRequest } from './request.js'
+import { parseCall, parseCallSliced, requestToken, splitUrl, SLICED_BODY_BYTES, type Call, type RequestTarget, type RestRequest } from './request.js'
 import type { EventStream, SseOptions } from './sse.js'
 import { corsPolicy, type CorsOptions } from './cors.js'
 import { Admission } from './admission.js'
-import { Responses, responseFormat } from './responses.js'
-import { runCommand, runMonitor, runPipeline, runSubscribe, runTransaction, type CallRuntime, type Caller } from './calls.js'
+import { Responses, responseFormat, type Format } from './responses.js'
+import { nextTurn, runCommand, runMonitor, runPipeline, runSubscribe, runTransaction, type CallRuntime, type Caller } from './calls.js'
 
 export { formatPubSubEvent } from './calls.js'
 
@@ -61,6 +61,17 @@ export interface GatewayOptions extends LimitOptions {
   readonly readonlyUser?: { readonly user: string; readonly password: string }
   /** Options of the /monitor and /subscribe streams. */
   readonly sse?: SseOptions
+  /**
+   * Most commands in one `/pipeline` or `/multi-exec` body; more is a 400 naming the limit, given
+   * while the body is parsed. Default 100000 (parsing costs about 250 bytes of memory per row).
+   */
+  readonly maxPipelineRows?: number
+  /**
+   * Largest reply the gateway renders for one request, bytes (JSON text or RESP2). A reply over it
+   * is a 400 `ERR reply too large` instead; a pipeline stops running once its replies pass it and
+   * the error says how many commands ran. Default 128 MiB.
+   */
+  readonly maxReplyBytes?: number
   /** Cross-origin requests from browsers (off by default). */
   readonly cors?: CorsOptions
 }
@@ -86,6 +97,11 @@ export interface Gateway {
 
 const ALLOWED_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT'])
 
+/** Default of {@link GatewayOptions.maxPipelineRows}. @public */
+export const DEFAULT_MAX_PIPELINE_ROWS = 100_000
+/** Default of {@link GatewayOptions.maxReplyBytes}: 128 MiB. @public */
+export const DEFAULT_MAX_REPLY_BYTES = 128 * 1024 * 1024
+
 /**
  * Builds the gateway. `handle()` reads a request as: method and URL → authentication (headers
  * and query only) → the call it asks for (parsed from the path and body) → the call's function
@@ -104,7 +120,11 @@ export function createGateway(options: GatewayOptions): Gateway {
   const cors = options.cors === undefined ? undefined : corsPolicy(options.cors)
   const responses = new Responses()
   const auth = createRequestAuth({ executor, auth: tokens, clock: options.clock ?? Date.now, checkInterval: options.userTokenCheckInterval ?? 1000 })
-  const runtime: CallRuntime = { executor, admission: new Admission(limits), auth, responses, sse: options.sse }
+  const maxPipelineRows = options.maxPipelineRows ?? DEFAULT_MAX_PIPELINE_ROWS
+  const maxReplyBytes = options.maxReplyBytes ?? DEFAULT_MAX_REPLY_BYTES
+  if (!(maxPipelineRows >= 1)) throw new RangeError('maxPipelineRows must be at least 1')
+  if (!(maxReplyBytes >= 1)) throw new RangeError('maxReplyBytes must be at least 1')
+  const runtime: CallRuntime = { executor, maxReplyBytes, admission: new Admission(limits), auth, responses, sse: options.sse }
 
   // Plain functions returning the call's own promise: an async wrapper would cost each request
   // a few more microtask turns on the hot path.
@@ -120,7 +140,15 @@ export function createGateway(options: GatewayOptions): Gateway {
     if (principal === undefined) return responses.fail(UNAUTHORIZED)
     const format = responseFormat(request.headers)
     if (format instanceof RestError) return responses.fail(format)
-    const call = parseCall(method, target, request.body)
+    const { body } = request
+    // A large body is decoded and parsed in slices, other clients served in between.
+    if (body !== undefined && body.length >= SLICED_BODY_BYTES) {
+      return parseCallSliced(method, target, body, maxPipelineRows, nextTurn).then((call) => runCall(request, call, principal, format))
+    }
+    return runCall(request, parseCall(method, target, body, maxPipelineRows), principal, format)
+  }
+
+  const runCall = (request: RestRequest, call: Call | RestError, principal: Principal, format: Format): RestResponse | Promise<RestResponse> => {
     if (call instanceof RestError) return responses.fail(call)
     const caller: Caller = { principal, format, context: contextOf(principal, request, options.readonlyUser) }
     switch (call.type) {

@@ -1,6 +1,6 @@
 import type { Arg } from '../reply.js'
 import { badRequest, RestError } from './errors.js'
-import { parseCommandArray, parseCommandMatrix } from './json-args.js'
+import { parseCommandArray, parseCommandMatrix, parseCommandMatrixSliced } from './json-args.js'
 
 /**
  * An HTTP request as the gateway sees it, independent of any server framework. Adapters build
@@ -88,7 +88,7 @@ function plainBearer(authorization: string): string | undefined {
  * - `POST /monitor`, `POST /subscribe/<channel>`, `POST /psubscribe/<pattern>`
  * @public
  */
-export function parseCall(method: string, target: RequestTarget, body: Uint8Array | undefined): Call | RestError {
+export function parseCall(method: string, target: RequestTarget, body: Uint8Array | undefined, maxRows = Infinity): Call | RestError {
   const segments = splitPath(target.path)
   if (segments instanceof RestError) return segments
   const hasBody = body !== undefined && body.length > 0
@@ -99,11 +99,7 @@ export function parseCall(method: string, target: RequestTarget, body: Uint8Arra
       if (!hasBody) return badRequest(`empty body: ${endpoint} takes a JSON array of commands, e.g. [["SET","k","v"],["GET","k"]]`)
       const text = decodeUtf8(body)
       if (text instanceof RestError) return text
-      const commands = parseCommandMatrix(text)
-      if (commands instanceof RestError) return commands
-      if (commands.length === 0) return badRequest(`${endpoint} needs at least one command`)
-      for (const command of commands) if (command.length === 0) return badRequest('empty command in the request body')
-      return endpoint === 'pipeline' ? { type: 'pipeline', commands } : { type: 'transaction', commands }
+      return matrixCall(endpoint, parseCommandMatrix(text, maxRows))
     }
     if (endpoint === 'monitor') return { type: 'monitor' }
   }
@@ -133,6 +129,30 @@ export function parseCall(method: string, target: RequestTarget, body: Uint8Arra
     }
   }
   return { type: 'command', command }
+}
+
+/** A body of at least this many bytes to `/pipeline` or `/multi-exec` is decoded and parsed in slices. */
+export const SLICED_BODY_BYTES = 256 * 1024
+
+/**
+ * {@link parseCall}, with a large `/pipeline` or `/multi-exec` body decoded and parsed in slices,
+ * awaiting `pause` between them, so that other clients are served while it is read.
+ */
+export async function parseCallSliced(method: string, target: RequestTarget, body: Uint8Array | undefined, maxRows: number, pause: () => Promise<void>): Promise<Call | RestError> {
+  const endpoint = target.path.replace(/^\/+|\/+$/g, '').toLowerCase()
+  if (method !== 'POST' || body === undefined || body.length < SLICED_BODY_BYTES || (endpoint !== 'pipeline' && endpoint !== 'multi-exec')) {
+    return parseCall(method, target, body, maxRows)
+  }
+  const text = await decodeUtf8Sliced(body, pause)
+  if (text instanceof RestError) return text
+  return matrixCall(endpoint, await parseCommandMatrixSliced(text, maxRows, pause))
+}
+
+function matrixCall(endpoint: 'pipeline' | 'multi-exec', commands: Arg[][] | RestError): Call | RestError {
+  if (commands instanceof RestError) return commands
+  if (commands.length === 0) return badRequest(`${endpoint} needs at least one command`)
+  for (const command of commands) if (command.length === 0) return badRequest('empty command in the request body')
+  return endpoint === 'pipeline' ? { type: 'pipeline', commands } : { type: 'transaction', commands }
 }
 
 /**
@@ -194,6 +214,28 @@ function decodeUtf8(bytes: Uint8Array): string | RestError {
   } catch {
     return badRequest(`invalid UTF-8 in the JSON body at byte offset ${invalidUtf8Offset(bytes)}: send binary values in the path (percent-encoded) or as a raw body`)
   }
+}
+
+/** Bytes decoded between two pauses of {@link decodeUtf8Sliced}. */
+const DECODE_SLICE = 1024 * 1024
+
+/** {@link decodeUtf8} a slice at a time (the decoder carries a sequence split between slices). */
+async function decodeUtf8Sliced(bytes: Uint8Array, pause: () => Promise<void>): Promise<string | RestError> {
+  const decoder = new TextDecoder('utf-8', { fatal: true })
+  const parts: string[] = []
+  for (let start = 0; start < bytes.length; start += DECODE_SLICE) {
+    const end = Math.min(start + DECODE_SLICE, bytes.length)
+    try {
+      parts.push(decoder.decode(bytes.subarray(start, end), { stream: end < bytes.length }))
+    } catch {
+      // The bad sequence starts in this slice or in the last bytes of the one before.
+      let from = Math.max(0, start - 3)
+      while (from > 0 && (bytes[from] & 0xc0) === 0x80) from--
+      return badRequest(`invalid UTF-8 in the JSON body at byte offset ${from + invalidUtf8Offset(bytes.subarray(from))}: send binary values in the path (percent-encoded) or as a raw body`)
+    }
+    await pause()
+  }
+  return parts.join('')
 }
 
 /** The offset of the first byte that does not start or continue a well-formed UTF-8 sequence (RFC 3629, 4). */
