@@ -32,6 +32,8 @@ interface ListenerState {
   readonly maxBodyBytesInFlight: number
   readonly sendTimeout: number
   bodyBytesInFlight: number
+  /** The event streams running, by the controller that ends each. */
+  readonly streams: Set<AbortController>
 }
 
 /**
@@ -44,6 +46,13 @@ export type NodeHandler = (request: IncomingMessage, response: ServerResponse, n
 type Next = ((error?: unknown) => void) | undefined
 
 /**
+ * A {@link NodeHandler} that can end its event streams (`/monitor`, `/subscribe`) cleanly, each
+ * with the end of its response, as a server does when it shuts down.
+ * @public
+ */
+export type StreamingNodeHandler = NodeHandler & { endStreams(): void }
+
+/**
  * Serves an {@link HttpService} on Node's `http` (or Express, Connect, Fastify's raw handlers).
  * Mounted under a path (`app.use('/redis', handler)`), the service sees the path below the mount
  * point as `url` (and the whole one in `href`).
@@ -51,16 +60,17 @@ type Next = ((error?: unknown) => void) | undefined
  * Complete responses (not event streams) are written at the end of the event-loop turn that
  * produced them, together with the others of that turn (see {@link queueResponse}).
  */
-export function nodeListener(service: HttpService, options: NodeListenerOptions = {}): NodeHandler {
+export function nodeListener(service: HttpService, options: NodeListenerOptions = {}): StreamingNodeHandler {
   const state: ListenerState = {
     service,
     maxBodyBytesInFlight: options.maxBodyBytesInFlight ?? DEFAULT_MAX_BODY_BYTES_IN_FLIGHT,
     sendTimeout: options.sendTimeout ?? DEFAULT_SEND_TIMEOUT,
     bodyBytesInFlight: 0,
+    streams: new Set(),
   }
   if (!(state.maxBodyBytesInFlight > 0)) throw new RangeError('maxBodyBytesInFlight must be positive')
   if (!(state.sendTimeout >= 0)) throw new RangeError('sendTimeout must not be negative')
-  return (request, response, next) => {
+  const handler: NodeHandler = (request, response, next) => {
     const socket = request.socket as Socket | null
     const earlier = socket === null ? undefined : waitingDispatch.get(socket)
     const hasBody = hasBodyToRead(request)
@@ -89,6 +99,11 @@ export function nodeListener(service: HttpService, options: NodeListenerOptions 
       throw error
     })
   }
+  return Object.assign(handler, {
+    endStreams: () => {
+      for (const stream of state.streams) stream.abort()
+    },
+  })
 }
 
 const BODY_REFUSED = Symbol('body refused')
@@ -113,7 +128,7 @@ function dispatch(state: ListenerState, request: IncomingMessage, response: Serv
   answer.then(
     (result) => {
       if (isComplete(result)) queueResponse(response, result, next, state.sendTimeout)
-      else stream(result, response, state.sendTimeout).catch((error: unknown) => failed(error, response, next))
+      else stream(result, response, state).catch((error: unknown) => failed(error, response, next))
     },
     (error: unknown) => failed(error, response, next),
   )
@@ -410,7 +425,8 @@ function headerList(headers: Readonly<Record<string, string>>, contentLength: st
 
 // --- event streams ---------------------------------------------------------------------------
 
-async function stream(result: HttpResponse, response: ServerResponse, sendTimeout: number): Promise<void> {
+async function stream(result: HttpResponse, response: ServerResponse, state: ListenerState): Promise<void> {
+  const { sendTimeout } = state
   const body = result.body as Exclude<HttpResponse['body'], string | Uint8Array>
   response.writeHead(result.status, result.headers)
   response.flushHeaders()
@@ -418,6 +434,7 @@ async function stream(result: HttpResponse, response: ServerResponse, sendTimeou
   const onClose = () => client.abort()
   response.on('close', onClose)
   const watchdog = sendTimeout > 0 ? watchStalls(response, sendTimeout) : undefined
+  state.streams.add(client)
   try {
     await body.run(
       {
@@ -434,6 +451,7 @@ async function stream(result: HttpResponse, response: ServerResponse, sendTimeou
     )
   } finally {
     response.off('close', onClose)
+    state.streams.delete(client)
     if (watchdog !== undefined) clearInterval(watchdog)
   }
 }
