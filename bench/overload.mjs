@@ -10,7 +10,7 @@
  *   node bench/overload.mjs [probe-name …]
  */
 import { spawn } from 'node:child_process'
-import { readFileSync } from 'node:fs'
+import { readFileSync, readdirSync } from 'node:fs'
 import http from 'node:http'
 import net from 'node:net'
 import { fmt, main, saveResults, startRestis, table } from './lib.mjs'
@@ -57,20 +57,27 @@ function bystander(port, token) {
       req.on('error', () => { errors++; setTimeout(resolve, 50) })
     })
     ;(async () => {
+      await once(); console.log('ready')
       while (running) { await once(); await new Promise((r) => setTimeout(r, 2)) }
       console.log(JSON.stringify({ latencies, errors })); process.exit(0)
     })()`
   const child = spawn(process.execPath, ['-e', script], { stdio: ['pipe', 'pipe', 'inherit'] })
   let out = ''
-  child.stdout.on('data', (chunk) => (out += chunk))
-  return async () => {
+  const ready = new Promise((resolve) => {
+    child.stdout.on('data', (chunk) => {
+      out += chunk
+      if (out.startsWith('ready\n')) resolve()
+    })
+  })
+  const stop = async () => {
     child.stdin.write('stop\n')
     await new Promise((resolve) => child.once('exit', resolve))
-    const { latencies, errors } = JSON.parse(out)
+    const { latencies, errors } = JSON.parse(out.slice('ready\n'.length))
     const sorted = latencies.sort((a, b) => a - b)
     const at = (q) => (sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))])
     return { count: sorted.length, p50: at(0.5), p99: at(0.99), max: sorted.at(-1) ?? NaN, errors }
   }
+  return ready.then(() => stop)
 }
 
 // --- probes: each gets { port, token, pid } and returns a one-line outcome --------------------
@@ -111,18 +118,26 @@ async function unauthenticatedUploads({ port }) {
   return `${JSON.stringify(counts)} in ${fmt(performance.now() - start)} ms`
 }
 
-/** 20,000 sockets from a child with its own raised file limit; they connect and send nothing. */
-async function idleSockets({ port }) {
+/** 20,000 sockets from two children (10,000 each: a process may hold 20,000 files); they connect and send nothing. */
+async function idleSockets({ port, token, pid }) {
   const script = `
-    const net = require('node:net'); const sockets = []; let open = 0, failed = 0, closed = 0
-    for (let i = 0; i < 20000; i++) { const s = net.connect(${port}, '127.0.0.1'); s.on('connect', () => open++); s.on('error', () => failed++); s.on('close', () => closed++); sockets.push(s) }
-    setTimeout(() => { console.log(JSON.stringify({ open, failed, closed })); process.exit(0) }, 12000)`
-  const child = spawn('sh', ['-c', `ulimit -n 40000 && exec ${process.execPath} -e "$0"`, script], { stdio: ['ignore', 'pipe', 'inherit'] })
-  let out = ''
-  child.stdout.on('data', (chunk) => (out += chunk))
-  await new Promise((resolve) => child.once('exit', resolve))
-  const after = await request(port, { path: '/get/bystander', token: 'bench-token' }).catch((error) => ({ status: error.code }))
-  return `held 12 s: ${out.trim()}; a new connection afterwards: ${after.status}`
+    const net = require('node:net'); let open = 0, failed = 0, closed = 0
+    for (let i = 0; i < 10000; i++) { const s = net.connect(${port}, '127.0.0.1'); s.on('connect', () => open++); s.on('error', () => failed++); s.on('close', () => closed++) }
+    setTimeout(() => { console.log(JSON.stringify({ open, failed, closed })); process.exit(0) }, 12000).unref?.()
+    setInterval(() => {}, 1000)`
+  const holders = [0, 1].map(() => {
+    const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'inherit'] })
+    let out = ''
+    child.stdout.on('data', (chunk) => (out += chunk))
+    return new Promise((resolve) => child.once('exit', () => resolve(out.trim())))
+  })
+  // A new connection while they are held: refused (closed at once) while the cap is full.
+  await new Promise((resolve) => setTimeout(resolve, 4000))
+  const held = readdirSync(`/proc/${pid}/fd`).length
+  const during = await request(port, { path: '/get/bystander', token }).then((a) => a.status, (error) => error.code)
+  const counts = await Promise.all(holders)
+  const after = await request(port, { path: '/get/bystander', token }).then((a) => a.status, (error) => error.code)
+  return `server fds after 4 s: ${held}; holders: ${counts.join(' + ')}; a new connection during: ${during}, afterwards: ${after}`
 }
 
 /** Ten clients GET a 50 MiB value and never read; the send timeout is 5 s for this probe. */
@@ -173,7 +188,7 @@ async function runProbe(name) {
   const [what, args, probe] = PROBES[name]
   const server = await startRestis({ args, nodeArgs: ['--max-old-space-size=4096'] })
   await request(server.port, { path: '/set/bystander/1', token: server.token })
-  const stopBystander = bystander(server.port, server.token)
+  const stopBystander = await bystander(server.port, server.token)
   let outcome
   try {
     outcome = await Promise.race([
