@@ -38,6 +38,10 @@ export interface Serving extends Listening {
 export interface TokenSettings {
   readonly token: string
   readonly readonlyToken?: string
+  /** The gateway's limits (`maxPipelineRows`, `maxReplyBytes`), the same in every worker. */
+  readonly gatewayLimits?: { readonly maxPipelineRows: number; readonly maxReplyBytes: number }
+  /** How long requests in flight get to finish on shutdown, ms. */
+  readonly shutdownTimeout?: number
 }
 
 /** Serves a gateway built by `gatewayFor` over the executor it creates; resolves once listening. */
@@ -68,7 +72,7 @@ const MAX_RESTARTS = 4
 const RESTART_WINDOW_MS = 30_000
 const FIRST_RESTART_DELAY_MS = 100
 const MAX_RESTART_DELAY_MS = 5_000
-/** How long workers get to close their connections before they are killed. */
+/** How long workers get to close their connections, beyond the shutdown timeout, before they are killed. */
 const STOP_TIMEOUT_MS = 5_000
 /** Longest a response waits for the other workers to apply a token change. */
 const SHARE_TIMEOUT_MS = 2_000
@@ -171,7 +175,7 @@ export function runPrimary<Options extends TokenSettings>(options: Options, coun
     for (const worker of live) send(worker, { restis: 'stop' })
     setTimeout(() => {
       for (const worker of live) worker.process.kill('SIGKILL')
-    }, STOP_TIMEOUT_MS).unref()
+    }, STOP_TIMEOUT_MS + (options.shutdownTimeout ?? 0)).unref()
   }
 
   const onExit = (worker: Worker, code: number | null, signal: string | null): void => {
@@ -267,7 +271,7 @@ export function runWorker<Options extends TokenSettings>(serve: Serve<Options>):
     // Tokens issued before this worker started were confirmed by another worker: confirm them again on first use.
     if (issued.length > 0) tokens.apply({ kind: 'stale' })
     store = tokens
-    serving = serve(options, (executor) => tokens.holdResponses(createGateway({ executor, auth: tokens })))
+    serving = serve(options, (executor) => tokens.holdResponses(createGateway({ executor, auth: tokens, ...options.gatewayLimits })))
     serving.then(
       (served) => toPrimary({ restis: 'listening', port: served.port, respPort: served.respPort }),
       (error: unknown) => {

@@ -18,6 +18,7 @@ import { runPrimary, runWorker, type Listening, type Serving } from './cli-worke
 import { runQueueCli } from './queue/cli.js'
 import { hostPort, listen, ListenError } from './cli-listen.js'
 import { fromEnv, readTls } from './cli-tls.js'
+import { capConnections, closeGracefully, LIMIT_FLAGS, LIMITS_USAGE, listenerOptions, readLimits, serverOptions, type ServerLimits } from './cli-limits.js'
 
 const USAGE = `restis: a Redis-compatible database behind HTTP
 
@@ -43,7 +44,9 @@ Options:
                          engine, whose data lives in one process
   -h, --help             this text
   --version              print the version and exit
-`
+
+Limits (docs/protocol.md, "Limits"):
+${LIMITS_USAGE}`
 
 interface CliOptions {
   port: number
@@ -58,6 +61,10 @@ interface CliOptions {
   /** PEM certificate and key, read at startup (workers get the text, not the paths). */
   tls?: { readonly cert: string; readonly key: string }
   workers: number
+  limits: ServerLimits
+  /** The gateway's part of the limits, for the gateway of each process. */
+  gatewayLimits: { readonly maxPipelineRows: number; readonly maxReplyBytes: number }
+  shutdownTimeout: number
 }
 
 /** `restis <version>`, from the package.json next to src/ and dist/. */
@@ -79,6 +86,7 @@ function readOptions(argv: string[], env: NodeJS.ProcessEnv): CliOptions {
       workers: { type: 'string' },
       'tls-cert': { type: 'string' },
       'tls-key': { type: 'string' },
+      ...LIMIT_FLAGS,
       help: { type: 'boolean', short: 'h' },
       version: { type: 'boolean' },
     },
@@ -109,7 +117,11 @@ function readOptions(argv: string[], env: NodeJS.ProcessEnv): CliOptions {
   }
   if (redis !== undefined) for (const seed of splitSeeds(redis)) resolveOptions({ url: seed })
   const given = values.token || fromEnv(env, 'SERVICE_REST_TOKEN') || fromEnv(env, 'UPSTASH_REDIS_REST_TOKEN')
+  const limits = readLimits(values)
   return {
+    limits,
+    gatewayLimits: { maxPipelineRows: limits.maxPipelineRows, maxReplyBytes: limits.maxReplyBytes },
+    shutdownTimeout: limits.shutdownTimeout,
     port,
     host: values.host ?? '127.0.0.1',
     token: given ?? generateToken(),
@@ -131,9 +143,10 @@ function readOptions(argv: string[], env: NodeJS.ProcessEnv): CliOptions {
 async function serve(options: CliOptions, gatewayFor: (executor: Executor) => Gateway): Promise<Serving> {
   const executor = options.redis !== undefined ? new RedisExecutor({ url: options.redis }) : new MemoryExecutor()
   const gateway = gatewayFor(executor)
-  const handler = createNodeHandler(gateway)
-  const server = options.tls === undefined ? createHttpServer(handler) : createHttpsServer(options.tls, handler)
-  server.keepAliveTimeout = 65_000
+  const handler = createNodeHandler(gateway, listenerOptions(options.limits))
+  const settings = serverOptions(options.limits)
+  const server = options.tls === undefined ? createHttpServer(settings, handler) : createHttpsServer({ ...settings, ...options.tls }, handler)
+  capConnections(server, options.limits)
   let resp: RespServer | undefined
   try {
     await listen(server, options.port, options.host)
@@ -149,11 +162,11 @@ async function serve(options: CliOptions, gatewayFor: (executor: Executor) => Ga
   return {
     port,
     respPort: resp?.address.port,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => void Promise.all([resp?.close(), executor.close()]).then(() => resolve()))
-        server.closeAllConnections()
-      }),
+    // Requests in flight finish (up to the shutdown timeout), event streams end, then the executor closes.
+    close: async () => {
+      await Promise.all([closeGracefully(server, handler.endStreams, options.shutdownTimeout), resp?.close()])
+      await executor.close()
+    },
   }
 }
 
@@ -195,7 +208,9 @@ async function main(): Promise<void> {
   }
   let served: Serving
   try {
-    served = await serve(options, (executor) => createGateway({ executor, token: options.token, readonlyToken: options.readonlyToken }))
+    served = await serve(options, (executor) =>
+      createGateway({ executor, token: options.token, readonlyToken: options.readonlyToken, ...options.gatewayLimits }),
+    )
   } catch (error) {
     if (!(error instanceof ListenError)) throw error
     process.stderr.write(`restis: ${error.message}\n`)

@@ -26,10 +26,10 @@ export async function readBody(source: AsyncIterable<Uint8Array | string>, limit
 
 /**
  * Joins the chunks of the request stream, refusing the body (and pausing the stream) as soon as
- * it crosses `limit`. Plain listeners rather than the stream's async iterator: a body usually
+ * it crosses `limit`, or as soon as `onChunk` (told each chunk's size) throws. Plain listeners rather than the stream's async iterator: a body usually
  * comes in one chunk, and the iterator's machinery costs more than reading it.
  */
-export function readEmitterBody(request: Readable, limit: number): Promise<Uint8Array> {
+export function readEmitterBody(request: Readable, limit: number, onChunk?: (bytes: number) => void): Promise<Uint8Array> {
   return new Promise((resolve, reject) => {
     if (request.destroyed) return reject(prematureClose())
     let first: Buffer | undefined
@@ -42,6 +42,15 @@ export function readEmitterBody(request: Readable, limit: number): Promise<Uint8
         stop()
         request.pause()
         return reject(new BodyTooLargeError())
+      }
+      if (onChunk !== undefined) {
+        try {
+          onChunk(bytes.length)
+        } catch (error) {
+          stop()
+          request.pause()
+          return reject(error)
+        }
       }
       if (first === undefined) first = bytes
       else if (chunks === undefined) chunks = [first, bytes]

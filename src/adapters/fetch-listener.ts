@@ -13,6 +13,14 @@ export function fetchListener(service: HttpService): FetchHandler {
     const url = new URL(request.url)
     const target = url.pathname + url.search
     let body: Uint8Array | undefined
+    if (request.body !== null && service.beforeBody !== undefined) {
+      // Settled from the head (no valid token): answered without reading the body.
+      const refusal = await service.beforeBody({ method: request.method, url: target, href: request.url, headers: request.headers })
+      if (refusal !== undefined) {
+        await request.body.cancel().catch(() => {})
+        return toResponse(refusal, request.signal)
+      }
+    }
     if (request.body !== null) {
       const limit = service.bodyLimit(target)
       try {

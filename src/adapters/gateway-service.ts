@@ -18,6 +18,7 @@ export function gatewayService(gateway: Gateway | GatewayOptions): HttpService {
   const core = 'handle' in gateway ? gateway : createGateway(gateway)
   return {
     handle: (request) => core.handle(request),
+    beforeBody: (request) => core.checkHead(request),
     bodyLimit: (url) => core.bodyLimit(url),
     bodyTooLarge: () => BODY_TOO_LARGE,
   }

@@ -37,9 +37,18 @@ export interface HttpResponse {
   readonly body: string | Uint8Array | EventStream
 }
 
+/** A request before its body was read: what a service can check from the request line and headers. */
+export type HttpRequestHead = Omit<HttpRequest, 'body'>
+
 /** What an adapter drives. */
 export interface HttpService {
   handle(request: HttpRequest): Promise<HttpResponse>
+  /**
+   * Called before the body of a request that has one is read: a response here (a 401 for a
+   * request without a valid token) is sent without reading the body, and the connection closed,
+   * so a client that may not use the service cannot make it hold a body in memory.
+   */
+  beforeBody?(request: HttpRequestHead): HttpResponse | undefined | Promise<HttpResponse | undefined>
   /** The largest body the adapter reads for a request to `url` (path and query). */
   bodyLimit(url: string): number
   /** The answer to a body over {@link HttpService.bodyLimit}; adapters then close the connection. */

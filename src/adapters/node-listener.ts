@@ -4,6 +4,39 @@ import type { HttpHeaders, HttpRequest, HttpResponse, HttpService } from './http
 import { BodyTooLargeError, readEmitterBody } from './body.js'
 
 /**
+ * Limits of the Node adapter on what one process holds for its clients.
+ * @public
+ */
+export interface NodeListenerOptions {
+  /**
+   * Bytes of request bodies held at once, all requests together (from the first byte read until
+   * the response is written). A body that would pass it is refused with 503 and `Retry-After: 1`
+   * rather than waited for: a waiting upload still holds its socket. Default 256 MiB.
+   */
+  readonly maxBodyBytesInFlight?: number
+  /**
+   * A client that takes none of a response's bytes for this long, ms (a reply, or an event
+   * stream with data waiting) has its connection closed and the response's memory freed.
+   * Default 30000; 0 waits forever.
+   */
+  readonly sendTimeout?: number
+}
+
+const MIB = 1024 * 1024
+export const DEFAULT_MAX_BODY_BYTES_IN_FLIGHT = 256 * MIB
+export const DEFAULT_SEND_TIMEOUT = 30_000
+
+/** What the listener keeps across requests. */
+interface ListenerState {
+  readonly service: HttpService
+  readonly maxBodyBytesInFlight: number
+  readonly sendTimeout: number
+  bodyBytesInFlight: number
+  /** The event streams running, by the controller that ends each. */
+  readonly streams: Set<AbortController>
+}
+
+/**
  * A Node `http` request listener that is also Express/Connect middleware: with `next`, errors
  * the service cannot answer itself go to `next(error)`.
  * @public
@@ -13,6 +46,13 @@ export type NodeHandler = (request: IncomingMessage, response: ServerResponse, n
 type Next = ((error?: unknown) => void) | undefined
 
 /**
+ * A {@link NodeHandler} that can end its event streams (`/monitor`, `/subscribe`) cleanly, each
+ * with the end of its response, as a server does when it shuts down.
+ * @public
+ */
+export type StreamingNodeHandler = NodeHandler & { endStreams(): void }
+
+/**
  * Serves an {@link HttpService} on Node's `http` (or Express, Connect, Fastify's raw handlers).
  * Mounted under a path (`app.use('/redis', handler)`), the service sees the path below the mount
  * point as `url` (and the whole one in `href`).
@@ -20,22 +60,31 @@ type Next = ((error?: unknown) => void) | undefined
  * Complete responses (not event streams) are written at the end of the event-loop turn that
  * produced them, together with the others of that turn (see {@link queueResponse}).
  */
-export function nodeListener(service: HttpService): NodeHandler {
-  return (request, response, next) => {
+export function nodeListener(service: HttpService, options: NodeListenerOptions = {}): StreamingNodeHandler {
+  const state: ListenerState = {
+    service,
+    maxBodyBytesInFlight: options.maxBodyBytesInFlight ?? DEFAULT_MAX_BODY_BYTES_IN_FLIGHT,
+    sendTimeout: options.sendTimeout ?? DEFAULT_SEND_TIMEOUT,
+    bodyBytesInFlight: 0,
+    streams: new Set(),
+  }
+  if (!(state.maxBodyBytesInFlight > 0)) throw new RangeError('maxBodyBytesInFlight must be positive')
+  if (!(state.sendTimeout >= 0)) throw new RangeError('sendTimeout must not be negative')
+  const handler: NodeHandler = (request, response, next) => {
     const socket = request.socket as Socket | null
     const earlier = socket === null ? undefined : waitingDispatch.get(socket)
     const hasBody = hasBodyToRead(request)
     if (earlier === undefined && !hasBody) {
-      dispatch(service, request, response, next, undefined)
+      dispatch(state, request, response, next, undefined)
       return
     }
-    const reading = hasBody ? readRequestBody(service, request, response) : Promise.resolve(undefined)
+    const reading = hasBody ? readRequestBody(state, request, response) : Promise.resolve(undefined)
     // Rejections are handled once it is this request's turn; until then, not "unhandled".
     reading.catch(() => {})
     const afterEarlier = earlier === undefined ? reading : earlier.then(() => reading, () => reading)
     const turn = afterEarlier.then(
       (body) => {
-        if (body !== BODY_REFUSED) dispatch(service, request, response, next, body)
+        if (body !== BODY_REFUSED) dispatch(state, request, response, next, body)
       },
       (error: unknown) => failed(error, response, next),
     )
@@ -50,6 +99,11 @@ export function nodeListener(service: HttpService): NodeHandler {
       throw error
     })
   }
+  return Object.assign(handler, {
+    endStreams: () => {
+      for (const stream of state.streams) stream.abort()
+    },
+  })
 }
 
 const BODY_REFUSED = Symbol('body refused')
@@ -62,10 +116,10 @@ const BODY_REFUSED = Symbol('body refused')
  */
 const waitingDispatch = new WeakMap<Socket, Promise<void>>()
 
-function dispatch(service: HttpService, request: IncomingMessage, response: ServerResponse, next: Next, body: Uint8Array | undefined): void {
+function dispatch(state: ListenerState, request: IncomingMessage, response: ServerResponse, next: Next, body: Uint8Array | undefined): void {
   let answer: Promise<HttpResponse>
   try {
-    answer = service.handle(new NodeRequest(request, body))
+    answer = state.service.handle(new NodeRequest(request, body))
   } catch (error) {
     // A service of the caller's own may throw instead of rejecting.
     failed(error, response, next)
@@ -73,8 +127,8 @@ function dispatch(service: HttpService, request: IncomingMessage, response: Serv
   }
   answer.then(
     (result) => {
-      if (isComplete(result)) queueResponse(response, result, next)
-      else stream(result, response).catch((error: unknown) => failed(error, response, next))
+      if (isComplete(result)) queueResponse(response, result, next, state.sendTimeout)
+      else stream(result, response, state).catch((error: unknown) => failed(error, response, next))
     },
     (error: unknown) => failed(error, response, next),
   )
@@ -151,23 +205,77 @@ function hasBodyToRead(request: IncomingMessage): boolean {
   return length !== undefined && length !== '0'
 }
 
-/** The body, or {@link BODY_REFUSED} once a too-large body has been answered with the service's refusal. */
-async function readRequestBody(service: HttpService, request: IncomingMessage, response: ServerResponse): Promise<Uint8Array | undefined | typeof BODY_REFUSED> {
+/**
+ * The body, or {@link BODY_REFUSED} once the request has been answered without it: refused by
+ * the service from its head (no valid token), too large, or over the bytes in flight.
+ */
+async function readRequestBody(state: ListenerState, request: IncomingMessage, response: ServerResponse): Promise<Uint8Array | undefined | typeof BODY_REFUSED> {
+  const { service } = state
   const url = request.url ?? '/'
+  if (service.beforeBody !== undefined) {
+    const refusal = await service.beforeBody(new NodeRequest(request, undefined))
+    if (refusal !== undefined) return refuseBody(request, response, refusal)
+  }
+  let held = 0
+  const hold = (bytes: number): boolean => {
+    if (state.bodyBytesInFlight + bytes > state.maxBodyBytesInFlight) return false
+    state.bodyBytesInFlight += bytes
+    held += bytes
+    return true
+  }
+  // Released once the response is written (or the connection gone): the body is held until then.
+  response.once('close', () => (state.bodyBytesInFlight -= held))
   try {
-    return await requestBody(request, service.bodyLimit(url))
+    return await requestBody(request, service.bodyLimit(url), hold)
   } catch (error) {
-    if (!(error instanceof BodyTooLargeError)) throw error
-    // Answer at once, then drop the connection so the rest of the body is never read.
-    const refusal = service.bodyTooLarge(url)
-    response.writeHead(refusal.status, { ...refusal.headers, connection: 'close' })
-    response.end(typeof refusal.body === 'string' || refusal.body instanceof Uint8Array ? refusal.body : '', () => request.destroy())
-    return BODY_REFUSED
+    if (error instanceof BodyTooLargeError) return refuseBody(request, response, service.bodyTooLarge(url))
+    if (error instanceof BodiesInFlightError) return refuseBody(request, response, busy(state.maxBodyBytesInFlight))
+    throw error
   }
 }
 
-/** The body, from a body-parser that ran before us or from the stream. */
-async function requestBody(request: IncomingMessage, limit: number): Promise<Uint8Array | undefined> {
+class BodiesInFlightError extends Error {}
+
+function busy(limit: number) {
+  return {
+    status: 503,
+    headers: { 'content-type': 'application/json', 'retry-after': '1' },
+    body: JSON.stringify({ error: `ERR server busy: request bodies in flight would pass ${limit} bytes (maxBodyBytesInFlight); retry later` }),
+  }
+}
+
+/** How much of a refused body is read and dropped, so the client can read the refusal before the connection closes. */
+const DRAIN_BYTES = MIB
+const DRAIN_MS = 2000
+
+/**
+ * Answers without the body, then closes the connection. Up to {@link DRAIN_BYTES} (or
+ * {@link DRAIN_MS}) more of the body are read and dropped first: closing a socket with unread
+ * data resets it (RFC 9293, 3.6.1), and the client, still sending, might never see the answer.
+ */
+function refuseBody(request: IncomingMessage, response: ServerResponse, refusal: HttpResponse): typeof BODY_REFUSED {
+  const body = typeof refusal.body === 'string' || refusal.body instanceof Uint8Array ? refusal.body : ''
+  response.writeHead(refusal.status, { ...refusal.headers, connection: 'close' })
+  response.end(body)
+  let drained = 0
+  const close = () => {
+    clearTimeout(timer)
+    request.destroy()
+  }
+  const timer = setTimeout(close, DRAIN_MS)
+  timer.unref()
+  request.on('data', (chunk: Buffer) => {
+    drained += chunk.length
+    if (drained > DRAIN_BYTES) close()
+  })
+  request.once('end', close)
+  request.once('close', () => clearTimeout(timer))
+  request.resume()
+  return BODY_REFUSED
+}
+
+/** The body, from a body-parser that ran before us or from the stream; `hold` accounts the bytes in flight. */
+async function requestBody(request: IncomingMessage, limit: number, hold: (bytes: number) => boolean): Promise<Uint8Array | undefined> {
   const parsed = (request as IncomingMessage & { body?: unknown }).body
   if (parsed instanceof Uint8Array) return parsed
   if (typeof parsed === 'string') return Buffer.from(parsed)
@@ -177,7 +285,15 @@ async function requestBody(request: IncomingMessage, limit: number): Promise<Uin
   if (request.readableEnded) return undefined
   const declared = Number(request.headers['content-length'] ?? 0)
   if (declared > limit) throw new BodyTooLargeError()
-  const body = await readEmitterBody(request, limit)
+  // A declared length is held at once; a chunked body as its chunks arrive.
+  if (declared > 0 && !hold(declared)) throw new BodiesInFlightError()
+  const onChunk =
+    declared > 0
+      ? undefined
+      : (bytes: number) => {
+          if (!hold(bytes)) throw new BodiesInFlightError()
+        }
+  const body = await readEmitterBody(request, limit, onChunk)
   return body.length === 0 ? undefined : body
 }
 
@@ -202,7 +318,7 @@ function isComplete(result: HttpResponse): result is CompleteResponse {
 // --- complete responses, written once per event-loop turn ------------------------------------
 
 /**
- * Responses waiting for the end of this turn, three slots each: response, result, next.
+ * Responses waiting for the end of this turn, four slots each: response, result, next, send timeout.
  *
  * Why wait: a response written the moment it is ready wakes the client (and the kernel's
  * loopback path) once per request, while requests of other connections are still waiting to be
@@ -215,8 +331,8 @@ function isComplete(result: HttpResponse): result is CompleteResponse {
 let queued: unknown[] = []
 let flushScheduled = false
 
-function queueResponse(response: ServerResponse, result: CompleteResponse, next: Next): void {
-  queued.push(response, result, next)
+function queueResponse(response: ServerResponse, result: CompleteResponse, next: Next, sendTimeout: number): void {
+  queued.push(response, result, next, sendTimeout)
   if (!flushScheduled) {
     flushScheduled = true
     setImmediate(writeQueued)
@@ -227,22 +343,59 @@ function writeQueued(): void {
   flushScheduled = false
   const batch = queued
   queued = []
-  for (let i = 0; i < batch.length; i += 3) {
+  for (let i = 0; i < batch.length; i += 4) {
     const response = batch[i] as ServerResponse
     const next = batch[i + 2] as Next
     try {
-      write(batch[i + 1] as CompleteResponse, response)
+      write(batch[i + 1] as CompleteResponse, response, batch[i + 3] as number)
     } catch (error) {
       failed(error, response, next)
     }
   }
 }
 
-function write(result: CompleteResponse, response: ServerResponse): void {
+function write(result: CompleteResponse, response: ServerResponse, sendTimeout: number): void {
   const { body } = result
   const length = typeof body === 'string' ? Buffer.byteLength(body) : body.length
   response.writeHead(result.status, headerList(result.headers, String(length)))
-  response.end(body)
+  if (length <= WRITE_SLICE) response.end(body)
+  else writeInSlices(typeof body === 'string' ? Buffer.from(body) : body, response, sendTimeout)
+}
+
+/** Replies larger than this leave in slices of this size, one after the other as the client takes them. */
+const WRITE_SLICE = 256 * 1024
+
+/**
+ * Writes a large reply a slice at a time, the next once the socket drained: the socket holds at
+ * most a slice beyond the reply itself, instead of a second copy of it. A client that takes
+ * nothing for `sendTimeout` ms has its connection destroyed, which frees the reply.
+ */
+function writeInSlices(body: Uint8Array, response: ServerResponse, sendTimeout: number): void {
+  let offset = 0
+  let timer: NodeJS.Timeout | undefined
+  const stalled = () => response.destroy()
+  const done = () => {
+    if (timer !== undefined) clearTimeout(timer)
+    response.off('drain', more)
+  }
+  const more = () => {
+    if (timer !== undefined) clearTimeout(timer)
+    while (offset < body.length && !response.destroyed) {
+      const end = Math.min(offset + WRITE_SLICE, body.length)
+      const slice = body.subarray(offset, end)
+      offset = end
+      if (offset === body.length) {
+        done()
+        response.end(slice)
+        return
+      }
+      if (!response.write(slice)) break
+    }
+    if (sendTimeout > 0 && !response.destroyed) timer = setTimeout(stalled, sendTimeout)
+  }
+  response.on('drain', more)
+  response.once('close', done)
+  more()
 }
 
 let lastHeaders: Readonly<Record<string, string>> | undefined
@@ -272,13 +425,16 @@ function headerList(headers: Readonly<Record<string, string>>, contentLength: st
 
 // --- event streams ---------------------------------------------------------------------------
 
-async function stream(result: HttpResponse, response: ServerResponse): Promise<void> {
+async function stream(result: HttpResponse, response: ServerResponse, state: ListenerState): Promise<void> {
+  const { sendTimeout } = state
   const body = result.body as Exclude<HttpResponse['body'], string | Uint8Array>
   response.writeHead(result.status, result.headers)
   response.flushHeaders()
   const client = new AbortController()
   const onClose = () => client.abort()
   response.on('close', onClose)
+  const watchdog = sendTimeout > 0 ? watchStalls(response, sendTimeout) : undefined
+  state.streams.add(client)
   try {
     await body.run(
       {
@@ -295,5 +451,29 @@ async function stream(result: HttpResponse, response: ServerResponse): Promise<v
     )
   } finally {
     response.off('close', onClose)
+    state.streams.delete(client)
+    if (watchdog !== undefined) clearInterval(watchdog)
   }
+}
+
+/**
+ * Destroys a long-lived response whose client has taken none of the data waiting for it for
+ * `sendTimeout` ms (an event stream's buffer limit bounds the memory; this bounds the time).
+ */
+function watchStalls(response: ServerResponse, sendTimeout: number): NodeJS.Timeout {
+  let lastProgress = Date.now()
+  let lastPending = 0
+  const timer = setInterval(
+    () => {
+      const pending = response.writableLength
+      const now = Date.now()
+      if (pending === 0 || pending < lastPending) lastProgress = now
+      lastPending = pending
+      if (now - lastProgress >= sendTimeout) response.destroy()
+    },
+    Math.max(10, Math.floor(sendTimeout / 4)),
+  )
+  timer.unref()
+  response.on('drain', () => (lastProgress = Date.now()))
+  return timer
 }

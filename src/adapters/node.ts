@@ -1,8 +1,8 @@
 import type { Gateway, GatewayOptions } from '../rest/gateway.js'
 import { gatewayService } from './gateway-service.js'
-import { nodeListener, type NodeHandler } from './node-listener.js'
+import { nodeListener, type NodeListenerOptions, type StreamingNodeHandler } from './node-listener.js'
 
-export type { NodeHandler } from './node-listener.js'
+export type { NodeHandler, NodeListenerOptions, StreamingNodeHandler } from './node-listener.js'
 
 /**
  * Serves the REST protocol on Node's `http` (or Express, Connect, Fastify's raw handlers); with
@@ -11,6 +11,6 @@ export type { NodeHandler } from './node-listener.js'
  * or a gateway shared with another adapter.
  * @public
  */
-export function createNodeHandler(gateway: Gateway | GatewayOptions): NodeHandler {
-  return nodeListener(gatewayService(gateway))
+export function createNodeHandler(gateway: Gateway | GatewayOptions, options: NodeListenerOptions = {}): StreamingNodeHandler {
+  return nodeListener(gatewayService(gateway), options)
 }

@@ -147,12 +147,22 @@ export class Admission {
    * are refused. The rows taken count in the usage.
    */
   chargeRows(principal: Principal, rows: readonly Row[]): void {
+    this.recordRows(principal, this.takeRows(rows))
+  }
+
+  /** {@link Admission.chargeRows} without the usage record: a pipeline run in slices records once, at the end. */
+  takeRows(rows: readonly Row[]): number {
     let taken = 0
     for (const row of rows) {
       if (row.refusal !== null) continue
       if (this.limits.take(1)) taken++
       else row.refusal = MAX_DAILY_REQUESTS
     }
+    return taken
+  }
+
+  /** Counts `taken` pipeline commands in the principal's usage. */
+  recordRows(principal: Principal, taken: number): void {
     if (taken > 0) this.limits.record(principalId(principal), 'pipeline', taken)
   }
 

@@ -14,12 +14,14 @@ import type { HttpResponse } from '../adapters/http.js'
 import { MAX_DAILY_REQUESTS, RestError } from './errors.js'
 import { eventStream, type SseOptions } from './sse.js'
 import { isWriteRow, type Admission, type Row } from './admission.js'
-import type { Format, Responses } from './responses.js'
+import { renderSlice, replyTooLarge, type Format, type Responses } from './responses.js'
 import type { Call } from './request.js'
 
 /** What every call needs of the gateway. */
 export interface CallRuntime {
   readonly executor: Executor
+  /** Largest reply rendered for one request, bytes. */
+  readonly maxReplyBytes: number
   readonly admission: Admission
   readonly auth: RequestAuth
   readonly responses: Responses
@@ -50,17 +52,47 @@ export async function runCommand(runtime: CallRuntime, call: CallOf<'command'>, 
   if (isWriteRow(row)) responses.wrote()
   const reply = row.local ? await auth.restToken(row.command, caller.principal) : await runtime.executor.exec(row.command, caller.context)
   if (auth.watchesAcl) auth.noticeAclChanges([row.command])
-  return responses.reply(reply, caller.format)
+  return responses.reply(reply, caller.format, runtime.maxReplyBytes)
 }
 
+/** Rows of a pipeline admitted, run and rendered together, before the event loop gets a turn. */
+export const PIPELINE_SLICE_ROWS = 1024
+
+/** Lets the event loop run (I/O of other clients) before the next slice. */
+export function nextTurn(): Promise<void> {
+  return new Promise((resolve) => (typeof setImmediate === 'function' ? setImmediate(resolve) : setTimeout(resolve, 0)))
+}
+
+/**
+ * A pipeline in slices of {@link PIPELINE_SLICE_ROWS} rows: each slice is admitted, charged, run
+ * and rendered, then other clients get a turn. A pipeline is not atomic, so commands of other
+ * clients may run between slices as they may between its rows on Redis. The rendered replies are
+ * counted against `maxReplyBytes`: once past it, no further slice runs and the answer says how
+ * many commands ran.
+ */
 export async function runPipeline(runtime: CallRuntime, call: CallOf<'pipeline'>, caller: Caller, body: Uint8Array | undefined): Promise<HttpResponse> {
   const { admission, auth } = runtime
-  const rows = admission.admitAll(caller.principal, call.commands, body)
-  admission.chargeRows(caller.principal, rows)
-  countWrites(runtime, rows)
-  const replies = await pipelineReplies(runtime, rows, caller)
-  if (auth.watchesAcl) auth.noticeAclChanges(rows.filter((row) => row.refusal === null).map((row) => row.command))
-  return runtime.responses.replies(replies, caller.format)
+  const { commands } = call
+  const pieces: (string | Uint8Array)[] = []
+  let replyBytes = 0
+  let taken = 0
+  for (let start = 0; start < commands.length; start += PIPELINE_SLICE_ROWS) {
+    if (start > 0) await nextTurn()
+    const rows = admission.admitAll(caller.principal, commands.slice(start, start + PIPELINE_SLICE_ROWS), body)
+    taken += admission.takeRows(rows)
+    countWrites(runtime, rows)
+    const replies = await pipelineReplies(runtime, rows, caller)
+    if (auth.watchesAcl) auth.noticeAclChanges(rows.filter((row) => row.refusal === null).map((row) => row.command))
+    const piece = renderSlice(replies, caller.format)
+    replyBytes += typeof piece === 'string' ? Buffer.byteLength(piece) : piece.length
+    if (replyBytes > runtime.maxReplyBytes) {
+      admission.recordRows(caller.principal, taken)
+      return runtime.responses.fail(replyTooLarge(runtime.maxReplyBytes, { rows: start + rows.length, of: commands.length }))
+    }
+    pieces.push(piece)
+  }
+  admission.recordRows(caller.principal, taken)
+  return runtime.responses.slicedReplies(pieces, caller.format)
 }
 
 /** A pipeline's rows in order: runs of executor rows go as one pipeline, gateway rows between them. */
@@ -117,7 +149,7 @@ export async function runTransaction(runtime: CallRuntime, call: CallOf<'transac
   let next = 0
   const replies: Reply[] = []
   for (const row of rows) replies.push(row.local ? await auth.restToken(row.command, caller.principal) : out[next++])
-  return responses.replies(replies, { ...caller.format, resp2: false }) // /multi-exec answers JSON only
+  return responses.replies(replies, { ...caller.format, resp2: false }, runtime.maxReplyBytes) // /multi-exec answers JSON only
 }
 
 export async function runMonitor(runtime: CallRuntime, caller: Caller): Promise<HttpResponse> {

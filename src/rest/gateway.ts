@@ -4,12 +4,12 @@ import { TokenStore, type Authenticator, type Principal } from '../auth/tokens.j
 import { createRequestAuth } from '../auth/user-tokens.js'
 import { Limits, type LimitOptions } from '../auth/limits.js'
 import { METHOD_NOT_ALLOWED, UNAUTHORIZED, RestError, backendFailure } from './errors.js'
-import { parseCall, requestToken, splitUrl, type RequestTarget, type RestRequest } from './request.js'
+import { parseCall, parseCallSliced, requestToken, splitUrl, SLICED_BODY_BYTES, type Call, type RequestTarget, type RestRequest } from './request.js'
 import type { EventStream, SseOptions } from './sse.js'
 import { corsPolicy, type CorsOptions } from './cors.js'
 import { Admission } from './admission.js'
-import { Responses, responseFormat } from './responses.js'
-import { runCommand, runMonitor, runPipeline, runSubscribe, runTransaction, type CallRuntime, type Caller } from './calls.js'
+import { Responses, responseFormat, type Format } from './responses.js'
+import { nextTurn, runCommand, runMonitor, runPipeline, runSubscribe, runTransaction, type CallRuntime, type Caller } from './calls.js'
 
 export { formatPubSubEvent } from './calls.js'
 
@@ -61,6 +61,17 @@ export interface GatewayOptions extends LimitOptions {
   readonly readonlyUser?: { readonly user: string; readonly password: string }
   /** Options of the /monitor and /subscribe streams. */
   readonly sse?: SseOptions
+  /**
+   * Most commands in one `/pipeline` or `/multi-exec` body; more is a 400 naming the limit, given
+   * while the body is parsed. Default 100000 (parsing costs about 250 bytes of memory per row).
+   */
+  readonly maxPipelineRows?: number
+  /**
+   * Largest reply the gateway renders for one request, bytes (JSON text or RESP2). A reply over it
+   * is a 400 `ERR reply too large` instead; a pipeline stops running once its replies pass it and
+   * the error says how many commands ran. Default 128 MiB.
+   */
+  readonly maxReplyBytes?: number
   /** Cross-origin requests from browsers (off by default). */
   readonly cors?: CorsOptions
 }
@@ -68,6 +79,12 @@ export interface GatewayOptions extends LimitOptions {
 /** The gateway core: one method, framework-agnostic. @public */
 export interface Gateway {
   handle(request: RestRequest): Promise<RestResponse>
+  /**
+   * The answer to a request that its method, URL and headers already settle: 401 without a valid
+   * token. Adapters ask before they read a body, so an unauthenticated client never makes the
+   * gateway hold one; undefined when the request may go on.
+   */
+  checkHead(request: Omit<RestRequest, 'body'>): RestResponse | undefined | Promise<RestResponse | undefined>
   /** The largest body adapters read for any request (`maxBodySize`). */
   readonly maxBodySize: number
   /** The body-size limit adapters enforce while reading the body of a request to `url`. */
@@ -79,6 +96,11 @@ export interface Gateway {
 }
 
 const ALLOWED_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT'])
+
+/** Default of {@link GatewayOptions.maxPipelineRows}. @public */
+export const DEFAULT_MAX_PIPELINE_ROWS = 100_000
+/** Default of {@link GatewayOptions.maxReplyBytes}: 128 MiB. @public */
+export const DEFAULT_MAX_REPLY_BYTES = 128 * 1024 * 1024
 
 /**
  * Builds the gateway. `handle()` reads a request as: method and URL → authentication (headers
@@ -98,7 +120,11 @@ export function createGateway(options: GatewayOptions): Gateway {
   const cors = options.cors === undefined ? undefined : corsPolicy(options.cors)
   const responses = new Responses()
   const auth = createRequestAuth({ executor, auth: tokens, clock: options.clock ?? Date.now, checkInterval: options.userTokenCheckInterval ?? 1000 })
-  const runtime: CallRuntime = { executor, admission: new Admission(limits), auth, responses, sse: options.sse }
+  const maxPipelineRows = options.maxPipelineRows ?? DEFAULT_MAX_PIPELINE_ROWS
+  const maxReplyBytes = options.maxReplyBytes ?? DEFAULT_MAX_REPLY_BYTES
+  if (!(maxPipelineRows >= 1)) throw new RangeError('maxPipelineRows must be at least 1')
+  if (!(maxReplyBytes >= 1)) throw new RangeError('maxReplyBytes must be at least 1')
+  const runtime: CallRuntime = { executor, maxReplyBytes, admission: new Admission(limits), auth, responses, sse: options.sse }
 
   // Plain functions returning the call's own promise: an async wrapper would cost each request
   // a few more microtask turns on the hot path.
@@ -114,7 +140,15 @@ export function createGateway(options: GatewayOptions): Gateway {
     if (principal === undefined) return responses.fail(UNAUTHORIZED)
     const format = responseFormat(request.headers)
     if (format instanceof RestError) return responses.fail(format)
-    const call = parseCall(method, target, request.body)
+    const { body } = request
+    // A large body is decoded and parsed in slices, other clients served in between.
+    if (body !== undefined && body.length >= SLICED_BODY_BYTES) {
+      return parseCallSliced(method, target, body, maxPipelineRows, nextTurn).then((call) => runCall(request, call, principal, format))
+    }
+    return runCall(request, parseCall(method, target, body, maxPipelineRows), principal, format)
+  }
+
+  const runCall = (request: RestRequest, call: Call | RestError, principal: Principal, format: Format): RestResponse | Promise<RestResponse> => {
     if (call instanceof RestError) return responses.fail(call)
     const caller: Caller = { principal, format, context: contextOf(principal, request, options.readonlyUser) }
     switch (call.type) {
@@ -131,7 +165,21 @@ export function createGateway(options: GatewayOptions): Gateway {
     }
   }
 
+  const refuseUnauthenticated = (principal: Principal | undefined, origin: string | null): RestResponse | undefined => {
+    if (principal !== undefined) return undefined
+    const refusal = responses.fail(UNAUTHORIZED)
+    return cors === undefined ? refusal : cors.decorate(origin, refusal)
+  }
+
   return {
+    checkHead(request) {
+      const method = request.method.toUpperCase()
+      if (!ALLOWED_METHODS.has(method)) return undefined // handle() answers 405 or the preflight
+      const origin = cors === undefined ? null : request.headers.get('origin')
+      const found = auth.authenticate(requestToken(request.headers, splitUrl(request.url).query))
+      if (found instanceof Promise) return found.then((principal) => refuseUnauthenticated(principal, origin), () => undefined)
+      return refuseUnauthenticated(found, origin)
+    },
     maxBodySize: limits.maxBodySize,
     bodyLimit: (url) => limits.bodyLimit(url),
     limits,

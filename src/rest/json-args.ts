@@ -11,16 +11,35 @@ import { badRequest, type RestError } from './errors.js'
  * in its stead would hide that mistake.
  */
 export function parseCommandArray(text: string): Arg[] | RestError {
-  const reader = new JsonReader(text)
-  const result = reader.document(1)
-  return result instanceof Array ? (result as Arg[]) : result
+  return new JsonReader(text).document()
 }
 
-/** Reads a two-dimensional command array (`/pipeline`, `/multi-exec`). */
-export function parseCommandMatrix(text: string): Arg[][] | RestError {
-  const reader = new JsonReader(text)
-  const result = reader.document(2)
-  return result instanceof Array ? (result as Arg[][]) : result
+/**
+ * Reads a two-dimensional command array (`/pipeline`, `/multi-exec`); more than `maxRows` rows
+ * is a 400 naming the limit, given as soon as the row past it starts.
+ */
+export function parseCommandMatrix(text: string, maxRows = Infinity): Arg[][] | RestError {
+  const steps = new JsonReader(text).matrixDocument(maxRows)
+  for (;;) {
+    const step = steps.next()
+    if (step.done === true) return step.value
+  }
+}
+
+/** Rows read between two pauses of {@link parseCommandMatrixSliced}. */
+const ROWS_PER_SLICE = 2048
+
+/**
+ * {@link parseCommandMatrix} in slices of rows, awaiting `pause` between them so that a large
+ * body does not hold the event loop (other clients are served between slices).
+ */
+export async function parseCommandMatrixSliced(text: string, maxRows: number, pause: () => Promise<void>): Promise<Arg[][] | RestError> {
+  const steps = new JsonReader(text).matrixDocument(maxRows)
+  for (;;) {
+    const step = steps.next()
+    if (step.done === true) return step.value
+    await pause()
+  }
 }
 
 const OPEN_BRACKET = 0x5b
@@ -31,6 +50,9 @@ const BACKSLASH = 0x5c
 
 /** JSON's booleans, which become the arguments `true` and `false`. */
 const BOOLEANS = ['true', 'false'] as const
+
+/** A high surrogate not followed by a low one, or a low one not preceded by a high one. */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/
 
 /** How many distinct command names a reader keeps for reuse. */
 const RECENT_NAMES = 8
@@ -47,16 +69,26 @@ class JsonReader {
   private row = -1
   constructor(private readonly text: string) {}
 
-  document(depth: 1 | 2): Arg[] | Arg[][] | RestError {
+  document(): Arg[] | RestError {
     this.skipSpace()
-    const value = depth === 1 ? this.argArray() : this.matrix()
+    const value = this.argArray()
     if (!(value instanceof Array)) return value
     this.skipSpace()
     if (this.pos !== this.text.length) return this.fail('unexpected data after the JSON array')
     return value
   }
 
-  private matrix(): Arg[][] | RestError {
+  /** A whole two-dimensional document, yielding every {@link ROWS_PER_SLICE} rows. */
+  *matrixDocument(maxRows: number): Generator<void, Arg[][] | RestError> {
+    this.skipSpace()
+    const value = yield* this.matrix(maxRows)
+    if (!(value instanceof Array)) return value
+    this.skipSpace()
+    if (this.pos !== this.text.length) return this.fail('unexpected data after the JSON array')
+    return value
+  }
+
+  private *matrix(maxRows: number): Generator<void, Arg[][] | RestError> {
     if (this.text.charCodeAt(this.pos) !== OPEN_BRACKET) return this.fail('expected a JSON array of commands, e.g. [["SET","k","v"],["GET","k"]]')
     this.pos++
     const rows: Arg[][] = []
@@ -68,6 +100,8 @@ class JsonReader {
     for (;;) {
       this.skipSpace()
       if (this.text.charCodeAt(this.pos) !== OPEN_BRACKET) return this.fail('each command must be a JSON array, e.g. ["GET","k"]')
+      if (rows.length >= maxRows) return badRequest(`too many commands in one request: the limit is ${maxRows} (maxPipelineRows); split it into several requests`)
+      if (rows.length % ROWS_PER_SLICE === ROWS_PER_SLICE - 1) yield
       this.row = rows.length
       const row = this.argArray()
       if (!(row instanceof Array)) return row
@@ -175,13 +209,17 @@ class JsonReader {
       else i++
     }
     if (i >= this.text.length) return this.fail('invalid JSON: unterminated string', start)
+    let value: string
     try {
-      const value = JSON.parse(this.text.slice(start, i + 1)) as string
-      this.pos = i + 1
-      return value
+      value = JSON.parse(this.text.slice(start, i + 1)) as string
     } catch {
       return this.fail('invalid JSON string', start)
     }
+    // Only escapes can make a lone surrogate (`"\ud800"`): it has no UTF-8 form, and storing
+    // U+FFFD in its place would store other bytes than the client meant.
+    if (LONE_SURROGATE.test(value)) return this.fail('invalid JSON string: a lone UTF-16 surrogate escape has no UTF-8 form; send binary values in the path or as a raw body', start)
+    this.pos = i + 1
+    return value
   }
 
   private skipSpace(): void {

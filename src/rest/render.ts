@@ -77,9 +77,14 @@ export function errorEnvelope(message: string): string {
 
 /** A JSON array of envelopes, one per reply (pipelines and transactions). @public */
 export function envelopes(replies: readonly Reply[], encoding: StringEncoding = 'utf8'): string {
+  return '[' + envelopeList(replies, encoding) + ']'
+}
+
+/** The envelopes of `replies` separated by commas, without the brackets (a slice of a larger array). */
+export function envelopeList(replies: readonly Reply[], encoding: StringEncoding = 'utf8'): string {
   // Few, large pieces: the separator, the closing brace of the result before and the opening of
   // the next one are appended as one constant (the text is joined once, when it is written).
-  let out = '['
+  let out = ''
   let resultOpen = false
   for (let i = 0; i < replies.length; i++) {
     const reply = replies[i]
@@ -92,5 +97,5 @@ export function envelopes(replies: readonly Reply[], encoding: StringEncoding = 
       resultOpen = true
     }
   }
-  return out + (resultOpen ? '}]' : ']')
+  return resultOpen ? out + '}' : out
 }

@@ -6,7 +6,7 @@ import { ReplyError, type Reply } from '../reply.js'
 import { encodeReply } from '../resp/encode.js'
 import type { HttpResponse } from '../adapters/http.js'
 import { RestError, badRequest } from './errors.js'
-import { envelope, envelopes, errorEnvelope, type StringEncoding } from './render.js'
+import { envelope, envelopeList, envelopes, errorEnvelope, type StringEncoding } from './render.js'
 import type { EventStream } from './sse.js'
 import type { RestRequest } from './request.js'
 
@@ -37,6 +37,27 @@ export function responseFormat(headers: RestRequest['headers']): Format | RestEr
   }
   if (resp2 && encoding === 'base64') return badRequest('Service-Encoding: base64 cannot be combined with Service-Response-Format: resp2')
   return { encoding, resp2 }
+}
+
+/**
+ * Whether a rendered body takes more than `max` bytes on the wire; a string is measured only when
+ * its length does not settle it (a UTF-16 unit is 1 to 3 bytes of UTF-8).
+ */
+export function exceeds(body: string | Uint8Array, max: number): boolean {
+  if (typeof body !== 'string') return body.length > max
+  if (body.length * 3 <= max) return false
+  return body.length > max || Buffer.byteLength(body) > max
+}
+
+/** A slice of a pipeline's replies, rendered: envelopes without brackets, or RESP2. */
+export function renderSlice(replies: readonly Reply[], format: Format): string | Uint8Array {
+  return format.resp2 ? Buffer.concat(replies.map(encodeReply)) : envelopeList(replies, format.encoding)
+}
+
+/** 400 for a reply the gateway will not hold and send whole. */
+export function replyTooLarge(maxReplyBytes: number, ran?: { rows: number; of: number }): RestError {
+  const rows = ran === undefined ? '' : `; the first ${ran.rows} of ${ran.of} commands ran, the rest did not`
+  return badRequest(`reply too large: over ${maxReplyBytes} bytes (maxReplyBytes)${rows}; ask for less (GETRANGE, SCAN, smaller pipelines)`)
 }
 
 /** Makes the gateway's responses and keeps the sync token. */
@@ -73,17 +94,27 @@ export class Responses {
     return error.headers === undefined ? response : { ...response, headers: { ...response.headers, ...error.headers } }
   }
 
-  /** One command's reply: 200, or 400 for an error reply. */
-  reply(reply: Reply, format: Format): HttpResponse {
+  /** One command's reply: 200, or 400 for an error reply; a reply over `maxReplyBytes` is an error instead. */
+  reply(reply: Reply, format: Format, maxReplyBytes = Infinity): HttpResponse {
     const status = reply instanceof ReplyError ? 400 : 200
-    if (format.resp2) return { status, headers: this.headers(RESP_TYPE), body: encodeReply(reply) }
-    return this.json(status, envelope(reply, format.encoding))
+    const body = format.resp2 ? encodeReply(reply) : envelope(reply, format.encoding)
+    if (exceeds(body, maxReplyBytes)) return this.fail(replyTooLarge(maxReplyBytes))
+    if (format.resp2) return { status, headers: this.headers(RESP_TYPE), body }
+    return this.json(status, body as string)
   }
 
   /** A pipeline's replies, each in its envelope (or RESP2 back to back). */
-  replies(replies: readonly Reply[], format: Format): HttpResponse {
-    if (format.resp2) return { status: 200, headers: this.headers(RESP_TYPE), body: Buffer.concat(replies.map(encodeReply)) }
-    return this.json(200, envelopes(replies, format.encoding))
+  replies(replies: readonly Reply[], format: Format, maxReplyBytes = Infinity): HttpResponse {
+    const body = format.resp2 ? Buffer.concat(replies.map(encodeReply)) : envelopes(replies, format.encoding)
+    if (exceeds(body, maxReplyBytes)) return this.fail(replyTooLarge(maxReplyBytes))
+    if (format.resp2) return { status: 200, headers: this.headers(RESP_TYPE), body }
+    return this.json(200, body as string)
+  }
+
+  /** A pipeline's replies rendered slice by slice (see {@link renderSlice}). */
+  slicedReplies(pieces: readonly (string | Uint8Array)[], format: Format): HttpResponse {
+    if (format.resp2) return { status: 200, headers: this.headers(RESP_TYPE), body: Buffer.concat(pieces as Uint8Array[]) }
+    return this.json(200, '[' + (pieces as string[]).join(',') + ']')
   }
 
   stream(body: EventStream): HttpResponse {
