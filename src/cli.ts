@@ -17,6 +17,7 @@ import { createGateway, type Gateway } from './rest/gateway.js'
 import { runPrimary, runWorker, type Listening, type Serving } from './cli-workers.js'
 import { runQueueCli } from './queue/cli.js'
 import { hostPort, listen, ListenError } from './cli-listen.js'
+import { readRespLimits, RESP_LIMIT_FLAGS, RESP_LIMITS_USAGE, RESP_SHUTDOWN_DEADLINE_MS, type RespLimits } from './cli-resp-limits.js'
 
 const USAGE = `restis: a Redis-compatible database behind HTTP
 
@@ -41,7 +42,8 @@ Options:
                          engine, whose data lives in one process
   -h, --help             this text
   --version              print the version and exit
-`
+
+${RESP_LIMITS_USAGE}`
 
 interface CliOptions {
   port: number
@@ -56,6 +58,8 @@ interface CliOptions {
   /** PEM certificate and key, read at startup (workers get the text, not the paths). */
   tls?: { readonly cert: string; readonly key: string }
   workers: number
+  /** The RESP listener's limits (--resp-max-clients …). */
+  respLimits: RespLimits
 }
 
 /** `restis <version>`, from the package.json next to src/ and dist/. */
@@ -108,6 +112,7 @@ function readOptions(argv: string[], env: NodeJS.ProcessEnv): CliOptions {
       'tls-key': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
       version: { type: 'boolean' },
+      ...RESP_LIMIT_FLAGS,
     },
     strict: true,
   })
@@ -125,6 +130,10 @@ function readOptions(argv: string[], env: NodeJS.ProcessEnv): CliOptions {
   const respPort = values['resp-port'] === undefined ? undefined : Number(values['resp-port'])
   if (respPort !== undefined && (!Number.isInteger(respPort) || respPort < 0 || respPort > 65535)) {
     throw new Error(`invalid --resp-port: ${values['resp-port']}`)
+  }
+  const respLimits = readRespLimits(values)
+  if (respPort === undefined && Object.keys(respLimits).length > 0) {
+    throw new Error('the --resp-… limits need --resp-port (there is no RESP listener without it)')
   }
   const workers = values.workers === 'auto' ? availableParallelism() : Number(values.workers ?? 1)
   if (!Number.isInteger(workers) || workers < 1) throw new Error(`invalid --workers: ${values.workers} (a positive number or auto)`)
@@ -147,6 +156,7 @@ function readOptions(argv: string[], env: NodeJS.ProcessEnv): CliOptions {
     redisFrom: redis === undefined ? undefined : values.redis ? 'flag' : 'REDIS_URL',
     tls: readTls(values['tls-cert'], values['tls-key'], env),
     workers,
+    respLimits,
   }
 }
 
@@ -178,7 +188,9 @@ async function serve(options: CliOptions, gatewayFor: (executor: Executor) => Ga
     respPort: resp?.address.port,
     close: () =>
       new Promise<void>((resolve) => {
-        server.close(() => void Promise.all([resp?.close(), executor.close()]).then(() => resolve()))
+        // RESP commands in flight still need the executor: it closes after the listener.
+        const respClosed = resp?.close({ deadline: RESP_SHUTDOWN_DEADLINE_MS })
+        server.close(() => void Promise.resolve(respClosed).then(() => executor.close()).then(() => resolve()))
         server.closeAllConnections()
       }),
   }
@@ -188,7 +200,7 @@ async function serve(options: CliOptions, gatewayFor: (executor: Executor) => Ga
 function respOptions(options: CliOptions, gateway: Gateway): Parameters<typeof serveResp>[1] {
   const auth = gateway.tokens
   if (auth === undefined) throw new Error('the gateway has no token store for the RESP listener')
-  return { port: options.respPort, host: options.host, auth, tls: options.tls }
+  return { port: options.respPort, host: options.host, auth, tls: options.tls, ...options.respLimits }
 }
 
 function banner(options: CliOptions, at: Listening): string {
