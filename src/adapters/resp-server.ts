@@ -258,7 +258,7 @@ interface Shared {
  * the send timeout sees whether a slow client takes any of it, and a client closed for its output
  * drops the rest at once.
  */
-const WRITE_PIECE = 1024 * 1024
+const WRITE_PIECE = 256 * 1024
 
 interface Subscribed {
   readonly name: Buffer
@@ -563,9 +563,10 @@ class Client {
     if (ready > 0) {
       const chunk = ready === 1 ? (slots[0].out as Buffer) : Buffer.concat(slots.slice(0, ready).map((slot) => slot.out as Buffer))
       this.#slots = ready === slots.length ? [] : slots.slice(ready)
+      // Checked as the output grows, before the socket may take it, as Redis checks a reply it adds.
+      if (this.#overOutputLimit(Date.now())) return this.#drop()
       this.#held -= chunk.length
       this.#send(chunk)
-      if (this.#overOutputLimit(Date.now())) return this.#drop()
     }
     if (this.#closing && this.#slots.length === 0) {
       this.#gone = true
@@ -574,36 +575,44 @@ class Client {
     }
   }
 
-  /** Hands `chunk` to the socket, keeping at most {@link WRITE_PIECE} unsent bytes there. */
+  /** Hands `chunk` to the socket, keeping at most about {@link WRITE_PIECE} unsent bytes there. */
   #send(chunk: Buffer): void {
-    const socket = this.#socket
-    if (this.#outQueued === 0 && socket.writableLength < WRITE_PIECE) {
-      if (chunk.length <= WRITE_PIECE) {
-        socket.write(chunk)
-        return
-      }
-      socket.write(chunk.subarray(0, WRITE_PIECE))
-      chunk = chunk.subarray(WRITE_PIECE)
+    if (this.#outQueued === 0 && chunk.length <= WRITE_PIECE && this.#socket.writableLength < WRITE_PIECE) {
+      this.#socket.write(chunk)
+      return
     }
     this.#outQueue.push(chunk)
     this.#outQueued += chunk.length
+    this.#pull()
   }
 
-  /** The socket sent what it had (a piece of at least the high-water mark): the next one goes. */
-  #onDrain(): void {
+  /**
+   * Moves queued output to the socket while it holds less than a piece. Runs again when a piece
+   * it wrote is sent (its callback: a write the kernel takes at once emits no 'drain') and on
+   * 'drain' (for replies written directly).
+   */
+  #pull(): void {
     const socket = this.#socket
     while (this.#outQueued > 0 && socket.writableLength < WRITE_PIECE && !socket.destroyed) {
       const head = this.#outQueue[0]
+      let piece = head
       if (head.length <= WRITE_PIECE) {
         this.#outQueue.shift()
-        this.#outQueued -= head.length
-        socket.write(head)
       } else {
+        piece = head.subarray(0, WRITE_PIECE)
         this.#outQueue[0] = head.subarray(WRITE_PIECE)
-        this.#outQueued -= WRITE_PIECE
-        socket.write(head.subarray(0, WRITE_PIECE))
       }
+      this.#outQueued -= piece.length
+      socket.write(piece, this.#pieceSent)
     }
+  }
+
+  readonly #pieceSent = (error?: Error | null): void => {
+    if (error == null) this.#onDrain()
+  }
+
+  #onDrain(): void {
+    this.#pull()
     if (this.#gone) this.#endWhenSent()
     else this.#maybeResume()
   }
