@@ -1,0 +1,78 @@
+/**
+ * Opens many TCP connections to a port and sends nothing on them: idle, unauthenticated
+ * clients, as an attacker holding descriptors would. Used by the RESP overload probe and its test.
+ *
+ * Usage: node idle-sockets.mjs <port> <count> [concurrency=500]
+ * (needs an open-file limit above <count>: run it under `prlimit --nofile=…`).
+ *
+ * Reports JSON lines (over IPC when started with one, else on stdout):
+ *   { event: 'opened', opened, failed, ms }   once every connection was tried
+ *   { event: 'closed', closed, ms, replies }  once the server closed every opened connection;
+ *                                             `replies` counts what the server said before closing
+ * then exits. Ctrl-C or the parent going away ends it too.
+ */
+
+import net from 'node:net'
+
+const [port, count, concurrency = '500'] = process.argv.slice(2).map(Number)
+if (!Number.isInteger(port) || !Number.isInteger(count)) {
+  process.stderr.write('usage: node idle-sockets.mjs <port> <count> [concurrency]\n')
+  process.exit(2)
+}
+
+const report = (message) => {
+  if (process.send) process.send(message)
+  else process.stdout.write(`${JSON.stringify(message)}\n`)
+}
+
+const started = Date.now()
+let opened = 0
+let failed = 0
+let closed = 0
+let openingDone = false
+const replies = {}
+
+function finishIfAllClosed() {
+  if (!openingDone || closed < opened) return
+  report({ event: 'closed', closed, ms: Date.now() - started, replies })
+  process.exit(0)
+}
+
+function open() {
+  return new Promise((resolve) => {
+    const socket = net.connect(port, '127.0.0.1')
+    let said = ''
+    let connected = false
+    socket.on('connect', () => {
+      connected = true
+      opened++
+      resolve()
+    })
+    socket.on('data', (chunk) => (said += chunk.toString('latin1')))
+    socket.on('error', () => {})
+    socket.on('close', () => {
+      if (!connected) {
+        failed++
+        resolve()
+        return
+      }
+      const key = said === '' ? '(nothing)' : said.trim()
+      replies[key] = (replies[key] ?? 0) + 1
+      closed++
+      finishIfAllClosed()
+    })
+  })
+}
+
+let next = 0
+async function worker() {
+  while (next < count) {
+    next++
+    await open()
+  }
+}
+await Promise.all(Array.from({ length: Math.min(concurrency, count) }, worker))
+openingDone = true
+report({ event: 'opened', opened, failed, ms: Date.now() - started })
+finishIfAllClosed()
+process.on('disconnect', () => process.exit(0))
