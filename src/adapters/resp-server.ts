@@ -619,7 +619,7 @@ class Client {
 
   /** Ends the socket once the queued output is handed over; reads on to see the client's close. */
   #endWhenSent(): void {
-    if (this.#outQueued > 0 || this.#socket.writableEnded) return
+    if (this.#outQueued > 0 || this.#socket.writableEnded || this.#socket.destroyed) return
     this.#socket.end()
     this.#socket.resume()
   }
