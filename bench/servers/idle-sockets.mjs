@@ -7,9 +7,16 @@
  *
  * Reports JSON lines (over IPC when started with one, else on stdout):
  *   { event: 'opened', opened, failed, ms }   once every connection was tried
- *   { event: 'closed', closed, ms, replies }  once the server closed every opened connection;
- *                                             `replies` counts what the server said before closing
+ *   { event: 'closed', closed, ms, replies, ghosts }
+ *                                             once every opened connection is closed; `replies`
+ *                                             counts what the server said before closing it
  * then exits. Ctrl-C or the parent going away ends it too.
+ *
+ * When the server accepts more slowly than connections arrive, its kernel drops handshakes whose
+ * accept queue is full: this side believes them open, the server never had them, and nothing
+ * ever closes them. The IPC message `{ type: 'probe' }` (send it once the server holds none)
+ * writes an empty line on each connection still open: the reset that answers closes those, and
+ * they are counted as `ghosts`. (An empty line is no command in RESP; a server would ignore it.)
  */
 
 import net from 'node:net'
@@ -29,12 +36,15 @@ const started = Date.now()
 let opened = 0
 let failed = 0
 let closed = 0
+let ghosts = 0
+let probing = false
+const openSockets = new Set()
 let openingDone = false
 const replies = {}
 
 function finishIfAllClosed() {
   if (!openingDone || closed < opened) return
-  report({ event: 'closed', closed, ms: Date.now() - started, replies })
+  report({ event: 'closed', closed, ms: Date.now() - started, replies, ghosts })
   process.exit(0)
 }
 
@@ -46,6 +56,7 @@ function open() {
     socket.on('connect', () => {
       connected = true
       opened++
+      openSockets.add(socket)
       resolve()
     })
     socket.on('data', (chunk) => (said += chunk.toString('latin1')))
@@ -56,8 +67,12 @@ function open() {
         resolve()
         return
       }
-      const key = said === '' ? '(nothing)' : said.trim()
-      replies[key] = (replies[key] ?? 0) + 1
+      openSockets.delete(socket)
+      if (probing && said === '') ghosts++
+      else {
+        const key = said === '' ? '(nothing)' : said.trim()
+        replies[key] = (replies[key] ?? 0) + 1
+      }
       closed++
       finishIfAllClosed()
     })
@@ -76,3 +91,9 @@ openingDone = true
 report({ event: 'opened', opened, failed, ms: Date.now() - started })
 finishIfAllClosed()
 process.on('disconnect', () => process.exit(0))
+process.on('message', (message) => {
+  if (message?.type !== 'probe') return
+  probing = true
+  for (const socket of openSockets) socket.write('\r\n')
+  finishIfAllClosed()
+})

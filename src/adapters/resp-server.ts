@@ -523,7 +523,7 @@ class Client {
     this.#held += bytes.length
     this.#slots.push({ out: bytes })
     // A subscriber that does not read cannot hold memory without bound.
-    if (this.#overOutputLimit(Date.now())) return this.#drop()
+    if (this.#overOutputLimit()) return this.#drop()
     this.#schedule()
   }
 
@@ -531,14 +531,15 @@ class Client {
    * Redis's `client-output-buffer-limit` for the connection's class: past the hard limit, or
    * above the soft one for longer than its time, the connection must go.
    */
-  #overOutputLimit(now: number): boolean {
+  #overOutputLimit(now?: number): boolean {
     const limits = this.#shared.limits
     const limit = this.#streaming() ? limits.pubsub : limits.normal
     const size = this.#held + this.#outQueued + this.#socket.writableLength
     if (limit.hard > 0 && size > limit.hard) return true
     if (limit.soft > 0 && size > limit.soft) {
-      this.#softSince ??= now
-      return now - this.#softSince > limit.softMs
+      const at = now ?? Date.now() // only here: the common case (under the soft limit) reads no clock
+      this.#softSince ??= at
+      return at - this.#softSince > limit.softMs
     }
     this.#softSince = undefined
     return false
@@ -564,7 +565,7 @@ class Client {
       const chunk = ready === 1 ? (slots[0].out as Buffer) : Buffer.concat(slots.slice(0, ready).map((slot) => slot.out as Buffer))
       this.#slots = ready === slots.length ? [] : slots.slice(ready)
       // Checked as the output grows, before the socket may take it, as Redis checks a reply it adds.
-      if (this.#overOutputLimit(Date.now())) return this.#drop()
+      if (this.#overOutputLimit()) return this.#drop()
       this.#held -= chunk.length
       this.#send(chunk)
     }

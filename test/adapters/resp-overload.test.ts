@@ -66,7 +66,8 @@ function nextMessage<T>(child: ChildProcess, accept: (message: Record<string, un
 interface Listener {
   readonly port: number
   readonly maxClients: number
-  stats(): Promise<ChildStats>
+  /** `collect: false` skips the full collection (cheap enough to poll). */
+  stats(collect?: boolean): Promise<ChildStats>
 }
 
 async function startListener(options: RespServerOptions): Promise<Listener> {
@@ -77,9 +78,9 @@ async function startListener(options: RespServerOptions): Promise<Listener> {
   return {
     port,
     maxClients,
-    stats: () => {
+    stats: (collect = true) => {
       const answer = nextMessage<ChildStats>(child, (message) => 'clients' in message)
-      child.send({ type: 'stats' })
+      child.send({ type: 'stats', collect })
       return answer
     },
   }
@@ -108,11 +109,20 @@ describe(`RESP listener under ${IDLE_SOCKETS} idle sockets`, () => {
       spawnNode(['bench/servers/idle-sockets.mjs', String(listener.port), String(IDLE_SOCKETS / OPENERS), String(OPENING_CONCURRENCY)]),
     )
     type Opened = { opened: number; failed: number; ms: number }
-    type Closed = { closed: number; ms: number; replies: Record<string, number> }
+    type Closed = { closed: number; ms: number; replies: Record<string, number>; ghosts: number }
     const opened = Promise.all(openers.map((child) => nextMessage<Opened>(child, (message) => message.event === 'opened')))
-    const closed = Promise.all(openers.map((child) => nextMessage<Closed>(child, (message) => message.event === 'closed', 120_000)))
+    // Listened for from the start: an opener that saw every connection closed reports and exits.
+    const reports = openers.map((child) => nextMessage<Closed>(child, (message) => message.event === 'closed', 170_000))
     let done = false
-    void closed.finally(() => (done = true)).catch(() => undefined)
+    const closed = (async () => {
+      const open = await opened
+      // Once the listener holds none of them, the openers probe what they still think is open:
+      // connections whose handshake the kernel dropped (its accept queue was full) and that the
+      // listener never had; the probe's reset closes those.
+      await waitFor(async () => (await listener.stats(false)).clients === 1, 'every idle socket closed by the listener', 120_000)
+      for (const child of openers) if (child.connected) child.send({ type: 'probe' })
+      return { open, shut: await Promise.all(reports) }
+    })().finally(() => (done = true))
     // The bystander keeps asking while the sockets are opened, held and closed.
     const latencies: number[] = []
     while (!done) {
@@ -120,25 +130,24 @@ describe(`RESP listener under ${IDLE_SOCKETS} idle sockets`, () => {
       expect(show(await bystander.call('GET', 'k'))).toBe('v')
       latencies.push(performance.now() - start)
     }
-    const open = await opened
-    const shut = await closed
+    const { open, shut } = await closed
     const elapsed = Date.now() - started
     expect(open.reduce((sum, part) => sum + part.opened, 0)).toBe(IDLE_SOCKETS)
     const replies: Record<string, number> = {}
     for (const part of shut) for (const [said, count] of Object.entries(part.replies)) replies[said] = (replies[said] ?? 0) + count
     const silent = replies['(nothing)'] ?? 0
     const refused = replies['-ERR max number of clients reached'] ?? 0
+    const ghosts = shut.reduce((sum, part) => sum + part.ghosts, 0)
     const p99 = percentile(latencies, 99)
     console.log(
       `${IDLE_SOCKETS} idle sockets (cap ${listener.maxClients}): opened in ${Math.max(...open.map((part) => part.ms))} ms, ` +
-        `${refused} refused, ${silent} closed by the deadline, all gone after ${elapsed} ms; ` +
+        `${refused} refused, ${silent} closed by the deadline, ${ghosts} never accepted, all gone after ${elapsed} ms; ` +
         `bystander GET ×${latencies.length}, p99 ${p99.toFixed(1)} ms`,
     )
-    expect(silent + refused).toBe(IDLE_SOCKETS) // nothing else was said to them
-    // Every place but the bystander's was taken, unless opening was slower than the deadline
-    // (then places freed as they were taken); past the cap, refused (counted, not asserted: it
-    // depends on how fast this machine opens them).
-    expect(silent).toBeGreaterThanOrEqual(listener.maxClients - 1)
+    expect(silent + refused + ghosts).toBe(IDLE_SOCKETS) // nothing else was said to them
+    // How many the cap refused, and how many handshakes the kernel dropped, depends on how fast
+    // this machine opens and accepts them: counted, not asserted (the cap has its own test).
+    expect(silent).toBeGreaterThan(0)
     expect(elapsed).toBeGreaterThanOrEqual(10_000) // the held ones went at the deadline
     expect(p99).toBeLessThan(1000)
     expect((await listener.stats()).clients).toBe(1)
@@ -165,20 +174,19 @@ describe('RESP listener and ten clients that stop reading a 50 MiB value', () =>
       }),
     )
     expect(readers).toHaveLength(10)
-    let held = before
-    await waitFor(async () => {
-      const stats = await listener.stats()
-      if (stats.arrayBuffers > held.arrayBuffers) held = stats
-      return stats.clients === 1
-    }, 'the stalled readers closed', 30_000)
+    // The peak RSS only grows, so no moment is missed: the replies were built and held …
+    await waitFor(async () => (await listener.stats(false)).peakRss - before.rss > 3 * size, 'the replies held', 30_000)
+    // … then the send timeout closes the readers.
+    await waitFor(async () => (await listener.stats(false)).clients === 1, 'the stalled readers closed', 30_000)
+    // Let go: a collection finds nothing of the replies left (sockets finish closing a tick later).
+    await waitFor(async () => (await listener.stats()).arrayBuffers - before.arrayBuffers < 8 * 1024 * 1024, 'the replies freed', 10_000)
     const after = await listener.stats()
     const mib = (bytes: number): string => `${(bytes / 1024 / 1024).toFixed(0)} MiB`
     console.log(
-      `10 stalled readers of 50 MiB: buffers ${mib(before.arrayBuffers)} before, up to ${mib(held.arrayBuffers)} held, ` +
-        `${mib(after.arrayBuffers)} after; RSS ${mib(before.rss)} → ${mib(after.rss)}, peak ${mib(after.peakRss)}`,
+      `10 stalled readers of 50 MiB: RSS ${mib(before.rss)} before, peak ${mib(after.peakRss)}, ${mib(after.rss)} after; ` +
+        `buffers ${mib(before.arrayBuffers)} before, ${mib(after.arrayBuffers)} after`,
     )
-    expect(held.arrayBuffers - before.arrayBuffers).toBeGreaterThan(size) // the replies were held …
-    expect(after.arrayBuffers - before.arrayBuffers).toBeLessThan(8 * 1024 * 1024) // … and are let go
+    expect(after.arrayBuffers - before.arrayBuffers).toBeLessThan(8 * 1024 * 1024) // the replies are let go
     expect(after.rss - before.rss).toBeLessThan(100 * 1024 * 1024)
     expect(after.peakRss).toBeLessThan(1024 * 1024 * 1024)
     expect(show(await writer.call('STRLEN', 'big'))).toBe(size)

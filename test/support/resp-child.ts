@@ -4,7 +4,7 @@
  *
  * Run with `--expose-gc` and an IPC channel; `RESP_CHILD_OPTIONS` holds the `serveResp` options
  * as JSON. Sends `{ port, maxClients }` once listening; answers `{ type: 'stats' }` with the memory after a
- * full collection (what is still referenced) and the peak RSS so far, and the connected clients.
+ * full collection (none with `collect: false`) (what is still referenced) and the peak RSS so far, and the connected clients.
  */
 
 import { readFileSync } from 'node:fs'
@@ -29,9 +29,9 @@ const options = JSON.parse(process.env.RESP_CHILD_OPTIONS ?? '{}') as RespServer
 const executor = new MemoryExecutor()
 const server = await serveResp(executor, { ...options, port: 0 })
 process.send!({ port: server.address.port, maxClients: server.maxClients })
-process.on('message', (message: { type: string }) => {
+process.on('message', (message: { type: string; collect?: boolean }) => {
   if (message.type !== 'stats') return
-  ;(globalThis as { gc?: () => void }).gc?.()
+  if (message.collect !== false) (globalThis as { gc?: () => void }).gc?.()
   const memory = process.memoryUsage()
   const stats: ChildStats = { clients: server.clients, rss: memory.rss, arrayBuffers: memory.arrayBuffers, peakRss: peakRss() }
   process.send!(stats)
