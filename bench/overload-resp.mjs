@@ -51,6 +51,8 @@ async function bystander(port) {
   await new Promise((resolve, reject) => socket.once('connect', resolve).once('error', reject))
   let buffered = ''
   let waiting
+  let closedReject
+  socket.once('close', () => closedReject?.(new Error('bystander connection closed')))
   socket.on('data', (chunk) => {
     buffered += chunk.toString('latin1')
     waiting?.()
@@ -71,7 +73,7 @@ async function bystander(port) {
         resolve(line)
       }
       waiting = check
-      socket.once('close', () => reject(new Error('bystander connection closed')))
+      closedReject = reject
       socket.write(command(args))
       check()
     })
