@@ -19,6 +19,7 @@ import { runQueueCli } from './queue/cli.js'
 import { hostPort, listen, ListenError } from './cli-listen.js'
 import { fromEnv, readTls } from './cli-tls.js'
 import { capConnections, closeGracefully, LIMIT_FLAGS, LIMITS_USAGE, listenerOptions, readLimits, serverOptions, type ServerLimits } from './cli-limits.js'
+import { readRespLimits, RESP_LIMIT_FLAGS, RESP_LIMITS_USAGE, type RespLimits } from './cli-resp-limits.js'
 
 const USAGE = `restis: a Redis-compatible database behind HTTP
 
@@ -46,7 +47,9 @@ Options:
   --version              print the version and exit
 
 Limits (docs/protocol.md, "Limits"):
-${LIMITS_USAGE}`
+${LIMITS_USAGE}
+
+${RESP_LIMITS_USAGE}`
 
 interface CliOptions {
   port: number
@@ -65,6 +68,8 @@ interface CliOptions {
   /** The gateway's part of the limits, for the gateway of each process. */
   gatewayLimits: { readonly maxPipelineRows: number; readonly maxReplyBytes: number }
   shutdownTimeout: number
+  /** The RESP listener's limits (--resp-max-clients …). */
+  respLimits: RespLimits
 }
 
 /** `restis <version>`, from the package.json next to src/ and dist/. */
@@ -89,6 +94,7 @@ function readOptions(argv: string[], env: NodeJS.ProcessEnv): CliOptions {
       ...LIMIT_FLAGS,
       help: { type: 'boolean', short: 'h' },
       version: { type: 'boolean' },
+      ...RESP_LIMIT_FLAGS,
     },
     strict: true,
   })
@@ -106,6 +112,10 @@ function readOptions(argv: string[], env: NodeJS.ProcessEnv): CliOptions {
   const respPort = values['resp-port'] === undefined ? undefined : Number(values['resp-port'])
   if (respPort !== undefined && (!Number.isInteger(respPort) || respPort < 0 || respPort > 65535)) {
     throw new Error(`invalid --resp-port: ${values['resp-port']}`)
+  }
+  const respLimits = readRespLimits(values)
+  if (respPort === undefined && Object.keys(respLimits).length > 0) {
+    throw new Error('the --resp-… limits need --resp-port (there is no RESP listener without it)')
   }
   const workers = values.workers === 'auto' ? availableParallelism() : Number(values.workers ?? 1)
   if (!Number.isInteger(workers) || workers < 1) throw new Error(`invalid --workers: ${values.workers} (a positive number or auto)`)
@@ -132,6 +142,7 @@ function readOptions(argv: string[], env: NodeJS.ProcessEnv): CliOptions {
     redisFrom: redis === undefined ? undefined : values.redis ? 'flag' : 'REDIS_URL',
     tls: readTls(values['tls-cert'], values['tls-key'], env),
     workers,
+    respLimits,
   }
 }
 
@@ -162,9 +173,10 @@ async function serve(options: CliOptions, gatewayFor: (executor: Executor) => Ga
   return {
     port,
     respPort: resp?.address.port,
-    // Requests in flight finish (up to the shutdown timeout), event streams end, then the executor closes.
+    // Requests in flight finish (up to the shutdown timeout), event streams end, RESP commands in
+    // flight reply; the executor closes last, since those still need it.
     close: async () => {
-      await Promise.all([closeGracefully(server, handler.endStreams, options.shutdownTimeout), resp?.close()])
+      await Promise.all([closeGracefully(server, handler.endStreams, options.shutdownTimeout), resp?.close({ deadline: options.shutdownTimeout })])
       await executor.close()
     },
   }
@@ -174,7 +186,7 @@ async function serve(options: CliOptions, gatewayFor: (executor: Executor) => Ga
 function respOptions(options: CliOptions, gateway: Gateway): Parameters<typeof serveResp>[1] {
   const auth = gateway.tokens
   if (auth === undefined) throw new Error('the gateway has no token store for the RESP listener')
-  return { port: options.respPort, host: options.host, auth, tls: options.tls }
+  return { port: options.respPort, host: options.host, auth, tls: options.tls, ...options.respLimits }
 }
 
 function banner(options: CliOptions, at: Listening): string {

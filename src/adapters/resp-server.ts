@@ -16,6 +16,7 @@
 
 import net, { type AddressInfo } from 'node:net'
 import tls from 'node:tls'
+import { readFileSync } from 'node:fs'
 import { OK, QUEUED, ReplyError, Status, type Command, type Reply } from '../reply.js'
 import { secretsEqual } from '../auth/digest.js'
 import { encodeReply, encodeReplies } from '../resp/encode.js'
@@ -91,15 +92,76 @@ export interface RespServerOptions {
   readonly tls?: tls.TlsOptions
   /** Number of databases SELECT accepts (0 … n-1). Default 16. */
   readonly databases?: number
-  /** Largest argument a client may send, in bytes. Default 512 MiB, Redis's `proto-max-bulk-len`. */
+  /**
+   * Largest argument a client may send, in bytes. Default 512 MiB, Redis's `proto-max-bulk-len`.
+   * Before a client authenticates Redis 7's own limits apply instead: at most 10 arguments of at
+   * most 16384 bytes.
+   */
   readonly maxBulkLength?: number
+  /**
+   * Most bytes a client may have sent that are not yet whole commands (Redis's
+   * `client-query-buffer-limit`); past it the connection is closed. Default 1 GiB.
+   */
+  readonly maxQueryBuffer?: number
   /** Replies a connection may have outstanding before the listener stops reading its input. Default 1024. */
   readonly maxPendingReplies?: number
   /**
+   * Most clients connected at once (Redis's `maxclients`); one more gets
+   * `-ERR max number of clients reached` and is closed (over TLS: closed). Default 10000, or
+   * half the process's open-file limit when that is lower (Linux), so HTTP and the backend keep
+   * descriptors of their own. A value given here is taken as it is.
+   */
+  readonly maxClients?: number
+  /**
+   * Milliseconds a connection may stay unauthenticated (from its start, or from `RESET`) before
+   * it is closed; only with `password` or `auth`. It cannot be turned off. Default 10000.
+   */
+  readonly authTimeout?: number
+  /**
+   * Milliseconds an authenticated client may stay idle (nothing sent, no reply owed) before it is
+   * closed, as Redis's `timeout`; subscribers and MONITOR are exempt, as in Redis. Default 0: never.
+   */
+  readonly idleTimeout?: number
+  /**
+   * Milliseconds a client may leave output unread without taking any of it before it is closed
+   * and its output freed. 0 turns it off. Default 30000.
+   */
+  readonly sendTimeout?: number
+  /**
+   * Output-buffer limits (Redis's `client-output-buffer-limit`): `normal` for ordinary clients
+   * (default hard 256 MiB, soft 64 MiB for 60 s), `pubsub` for subscribers and MONITOR (default
+   * hard 32 MiB, soft 8 MiB for 60 s, as Redis's pubsub class). Give a class whole.
+   */
+  readonly outputBufferLimits?: { readonly normal?: OutputBufferLimit; readonly pubsub?: OutputBufferLimit }
+  /**
    * Bytes of pub/sub and MONITOR output a slow client may leave unread before it is
-   * disconnected (Redis's `client-output-buffer-limit pubsub`). Default 32 MiB.
+   * disconnected: the `pubsub` class's hard limit (`outputBufferLimits.pubsub.hard` wins).
+   * Default 32 MiB.
    */
   readonly maxPushBuffer?: number
+}
+
+/**
+ * One class of Redis's `client-output-buffer-limit`: a connection whose unsent output passes
+ * `hard` bytes, or stays above `soft` bytes for more than `softMs` milliseconds, is closed.
+ * 0 turns a limit off.
+ * @public
+ */
+export interface OutputBufferLimit {
+  readonly hard: number
+  readonly soft: number
+  readonly softMs: number
+}
+
+/** Options of {@link RespServer.close}. @public */
+export interface RespCloseOptions {
+  /**
+   * Milliseconds to let commands already started reply before the remaining connections are cut.
+   * Meanwhile nothing new is accepted or read, idle connections, subscribers and MONITOR are
+   * closed at once, and each other connection closes after its last owed reply. Default 0: every
+   * connection is cut at once.
+   */
+  readonly deadline?: number
 }
 
 /** A running listener. @public */
@@ -108,8 +170,13 @@ export interface RespServer {
   readonly address: AddressInfo
   /** Connected clients. */
   readonly clients: number
-  /** Stops listening and closes every client connection. */
-  close(): Promise<void>
+  /** The connection cap in force (see {@link RespServerOptions.maxClients}). */
+  readonly maxClients: number
+  /**
+   * Stops listening and closes every client connection: at once, or, with a `deadline`, after
+   * the commands already started have replied. Resolves once every connection is closed.
+   */
+  close(options?: RespCloseOptions): Promise<void>
 }
 
 /** Bytes written as they are: several replies at once (SUBSCRIBE confirmations). */
@@ -173,6 +240,17 @@ function errorReply(error: unknown): ReplyError {
 /** Who a connection runs as once authenticated. */
 type Login = 'default' | 'readonly' | { readonly user: string; readonly password: string }
 
+/** The limits a connection is held to, resolved from {@link RespServerOptions}. */
+interface Limits {
+  readonly maxClients: number
+  readonly authTimeout: number
+  readonly idleTimeout: number
+  readonly sendTimeout: number
+  readonly maxQueryBuffer: number
+  readonly normal: OutputBufferLimit
+  readonly pubsub: OutputBufferLimit
+}
+
 interface Shared {
   readonly executor: Executor
   readonly options: RespServerOptions
@@ -180,9 +258,16 @@ interface Shared {
   readonly locked: boolean
   readonly databases: number
   readonly maxPending: number
-  readonly maxPushBuffer: number
+  readonly limits: Limits
   nextId: number
 }
+
+/**
+ * Most bytes handed to a socket and not yet sent: a larger reply is written piece by piece, so
+ * the send timeout sees whether a slow client takes any of it, and a client closed for its output
+ * drops the rest at once.
+ */
+const WRITE_PIECE = 256 * 1024
 
 interface Subscribed {
   readonly name: Buffer
@@ -222,26 +307,103 @@ class Client {
   readonly #channels = new Map<string, Subscribed>()
   readonly #patterns = new Map<string, Subscribed>()
   #monitor: AbortController | undefined
+  /** When the connection started, or was logged out by RESET; undefined while authenticated. */
+  #unauthenticatedSince: number | undefined
+  /** When the client last sent anything (Redis's `lastinteraction`, for the idle timeout). */
+  #lastInteraction: number
+  /** Output not yet handed to the socket: what is past {@link WRITE_PIECE}, in order. */
+  #outQueue: Buffer[] = []
+  #outQueued = 0
+  /** Bytes of replies that are ready but wait behind an earlier one that is not. */
+  #held = 0
+  /** Bytes the socket had sent at the last sweep, and when that figure last moved. */
+  #sent = 0
+  #lastProgress: number
+  /** Since when the output has been over the soft limit. */
+  #softSince: number | undefined
 
   constructor(shared: Shared, socket: net.Socket) {
     this.#shared = shared
     this.#socket = socket
     this.id = shared.nextId++
     this.#address = `${socket.remoteAddress ?? '?'}:${socket.remotePort ?? 0}`
-    this.#decoder = new RequestDecoder({ maxBulkLength: shared.options.maxBulkLength })
+    this.#decoder = new RequestDecoder({ maxBulkLength: shared.options.maxBulkLength, authRequired: shared.locked })
     this.#authenticated = !shared.locked
+    const now = Date.now()
+    this.#unauthenticatedSince = shared.locked ? now : undefined
+    this.#lastInteraction = now
+    this.#lastProgress = now
     this.#context = this.#makeContext()
     socket.setNoDelay(true)
-    socket.on('data', (chunk: Buffer) => {
-      this.#decoder.push(chunk)
-      this.#pump()
-    })
-    socket.on('drain', () => this.#maybeResume())
+    socket.on('data', (chunk: Buffer) => this.#onData(chunk))
+    socket.on('drain', () => this.#onDrain())
     socket.on('error', () => {}) // 'close' follows
     socket.on('close', () => this.#cleanup())
   }
 
   destroy(): void {
+    this.#drop()
+  }
+
+  /**
+   * Graceful close: no further command is read, subscriptions and MONITOR end now, and the
+   * connection ends once the replies it is owed are out (at once when it owes none).
+   */
+  shutdown(): void {
+    if (this.#gone) return
+    this.#closing = true
+    this.#pause()
+    this.#stopStreams()
+    this.#flush()
+  }
+
+  /**
+   * The periodic check (Redis's `clientsCron`): the authentication deadline, the idle timeout,
+   * the send timeout and the soft output limit. Closes the connection when one is passed.
+   */
+  sweep(now: number): void {
+    if (this.#gone) return
+    const limits = this.#shared.limits
+    if (this.#unauthenticatedSince !== undefined && now - this.#unauthenticatedSince >= limits.authTimeout) return this.#drop()
+    if (
+      limits.idleTimeout > 0 && this.#slots.length === 0 && !this.#streaming() &&
+      now - this.#lastInteraction >= limits.idleTimeout
+    ) return this.#drop()
+    const unsent = this.#socket.writableLength + this.#outQueued
+    if (unsent === 0) {
+      this.#lastProgress = now
+    } else {
+      const sent = this.#socket.bytesWritten - this.#socket.writableLength
+      if (sent !== this.#sent) {
+        this.#sent = sent
+        this.#lastProgress = now
+      } else if (limits.sendTimeout > 0 && now - this.#lastProgress >= limits.sendTimeout) {
+        return this.#drop()
+      }
+    }
+    if (this.#overOutputLimit(now)) this.#drop()
+  }
+
+  /** Subscribed or monitoring: the `pubsub` output class, exempt from the idle timeout. */
+  #streaming(): boolean {
+    return this.#channels.size + this.#patterns.size > 0 || this.#monitor !== undefined
+  }
+
+  #onData(chunk: Buffer): void {
+    if (this.#closing) return // after QUIT, a protocol error or shutdown: input is dropped, as Redis does
+    this.#lastInteraction = Date.now()
+    this.#decoder.push(chunk)
+    if (this.#decoder.bufferedBytes > this.#shared.limits.maxQueryBuffer) {
+      // As Redis with client-query-buffer-limit: closed without a reply.
+      this.#drop()
+      return
+    }
+    this.#pump()
+  }
+
+  /** Closes the connection at once and lets go of everything it holds. */
+  #drop(): void {
+    this.#cleanup()
     this.#socket.destroy()
   }
 
@@ -270,7 +432,7 @@ class Client {
     try {
       while (!this.#closing && !this.#gone && !this.#blocked) {
         if (this.#slots.length >= this.#shared.maxPending) this.#flush()
-        if (this.#slots.length >= this.#shared.maxPending || this.#socket.writableNeedDrain) {
+        if (this.#slots.length >= this.#shared.maxPending || this.#outputBacklogged()) {
           this.#pause()
           break
         }
@@ -299,9 +461,14 @@ class Client {
     this.#socket.pause()
   }
 
+  /** The client is not taking its output as fast as it comes: read no more commands for now. */
+  #outputBacklogged(): boolean {
+    return this.#outQueued > 0 || this.#socket.writableNeedDrain
+  }
+
   #maybeResume(): void {
-    if (!this.#paused || this.#gone || this.#blocked) return
-    if (this.#slots.length > this.#shared.maxPending / 2 || this.#socket.writableNeedDrain) return
+    if (!this.#paused || this.#gone || this.#blocked || this.#closing) return
+    if (this.#slots.length > this.#shared.maxPending / 2 || this.#outputBacklogged()) return
     this.#paused = false
     this.#socket.resume()
     this.#pump()
@@ -343,7 +510,9 @@ class Client {
   }
 
   #reply(out: Out): void {
-    this.#slots.push({ out: out instanceof Raw ? out.bytes : encodeReply(out) })
+    const bytes = out instanceof Raw ? out.bytes : encodeReply(out)
+    this.#held += bytes.length
+    this.#slots.push({ out: bytes })
   }
 
   #fill(slot: Slot, out: Out): void {
@@ -353,18 +522,36 @@ class Client {
     } catch (error) {
       slot.out = encodeReply(errorReply(error)) // an executor bug must not stall the connection
     }
+    this.#held += slot.out.length
     this.#schedule()
   }
 
   /** Pub/sub messages and MONITOR lines: after every reply owed so far. */
   #push(bytes: Buffer): void {
     if (this.#gone) return
-    if (this.#socket.writableLength > this.#shared.maxPushBuffer) {
-      this.#socket.destroy() // a subscriber that does not read cannot hold memory without bound
-      return
-    }
+    this.#held += bytes.length
     this.#slots.push({ out: bytes })
+    // A subscriber that does not read cannot hold memory without bound.
+    if (this.#overOutputLimit()) return this.#drop()
     this.#schedule()
+  }
+
+  /**
+   * Redis's `client-output-buffer-limit` for the connection's class: past the hard limit, or
+   * above the soft one for longer than its time, the connection must go.
+   */
+  #overOutputLimit(now?: number): boolean {
+    const limits = this.#shared.limits
+    const limit = this.#streaming() ? limits.pubsub : limits.normal
+    const size = this.#held + this.#outQueued + this.#socket.writableLength
+    if (limit.hard > 0 && size > limit.hard) return true
+    if (limit.soft > 0 && size > limit.soft) {
+      const at = now ?? Date.now() // only here: the common case (under the soft limit) reads no clock
+      this.#softSince ??= at
+      return at - this.#softSince > limit.softMs
+    }
+    this.#softSince = undefined
+    return false
   }
 
   #schedule(): void {
@@ -386,18 +573,73 @@ class Client {
     if (ready > 0) {
       const chunk = ready === 1 ? (slots[0].out as Buffer) : Buffer.concat(slots.slice(0, ready).map((slot) => slot.out as Buffer))
       this.#slots = ready === slots.length ? [] : slots.slice(ready)
-      this.#socket.write(chunk)
+      // Checked as the output grows, before the socket may take it, as Redis checks a reply it adds.
+      if (this.#overOutputLimit()) return this.#drop()
+      this.#held -= chunk.length
+      this.#send(chunk)
     }
     if (this.#closing && this.#slots.length === 0) {
       this.#gone = true
       this.#stopStreams()
-      this.#socket.end()
+      this.#endWhenSent()
     }
+  }
+
+  /** Hands `chunk` to the socket, keeping at most about {@link WRITE_PIECE} unsent bytes there. */
+  #send(chunk: Buffer): void {
+    if (this.#outQueued === 0 && chunk.length <= WRITE_PIECE && this.#socket.writableLength < WRITE_PIECE) {
+      this.#socket.write(chunk)
+      return
+    }
+    this.#outQueue.push(chunk)
+    this.#outQueued += chunk.length
+    this.#pull()
+  }
+
+  /**
+   * Moves queued output to the socket while it holds less than a piece. Runs again when a piece
+   * it wrote is sent (its callback: a write the kernel takes at once emits no 'drain') and on
+   * 'drain' (for replies written directly).
+   */
+  #pull(): void {
+    const socket = this.#socket
+    while (this.#outQueued > 0 && socket.writableLength < WRITE_PIECE && !socket.destroyed) {
+      const head = this.#outQueue[0]
+      let piece = head
+      if (head.length <= WRITE_PIECE) {
+        this.#outQueue.shift()
+      } else {
+        piece = head.subarray(0, WRITE_PIECE)
+        this.#outQueue[0] = head.subarray(WRITE_PIECE)
+      }
+      this.#outQueued -= piece.length
+      socket.write(piece, this.#pieceSent)
+    }
+  }
+
+  readonly #pieceSent = (error?: Error | null): void => {
+    if (error == null) this.#onDrain()
+  }
+
+  #onDrain(): void {
+    this.#pull()
+    if (this.#gone) this.#endWhenSent()
+    else this.#maybeResume()
+  }
+
+  /** Ends the socket once the queued output is handed over; reads on to see the client's close. */
+  #endWhenSent(): void {
+    if (this.#outQueued > 0 || this.#socket.writableEnded || this.#socket.destroyed) return
+    this.#socket.end()
+    this.#socket.resume()
   }
 
   #cleanup(): void {
     this.#gone = true
     this.#slots = []
+    this.#held = 0
+    this.#outQueue = []
+    this.#outQueued = 0
     this.#stopStreams()
   }
 
@@ -574,6 +816,8 @@ class Client {
 
   #login(login: Login): void {
     this.#authenticated = true
+    this.#unauthenticatedSince = undefined
+    this.#decoder.authRequired = false
     this.#readonly = login === 'readonly'
     this.#user = typeof login === 'object' ? login.user : undefined
     this.#password = typeof login === 'object' ? login.password : undefined
@@ -633,7 +877,11 @@ class Client {
     this.#name = ''
     this.#login('default')
     // As Redis: back to the default user, which needs its password again when it has one.
-    if (this.#shared.locked) this.#authenticated = false
+    if (this.#shared.locked) {
+      this.#authenticated = false
+      this.#unauthenticatedSince = Date.now()
+      this.#decoder.authRequired = true
+    }
     return RESET
   }
 
@@ -830,22 +1078,37 @@ export async function serveResp(executor: Executor, options: RespServerOptions =
         'give password or auth, or bind a loopback address',
     )
   }
+  const limits = resolveLimits(options)
   const shared: Shared = {
     executor,
     options,
     locked,
     databases: options.databases ?? 16,
     maxPending: options.maxPendingReplies ?? 1024,
-    maxPushBuffer: options.maxPushBuffer ?? 32 * 1024 * 1024,
+    limits,
     nextId: 1,
   }
   const clients = new Set<Client>()
+  let connections = 0
+  let onEmpty: (() => void) | undefined
   const accept = (socket: net.Socket): void => {
     const client = new Client(shared, socket)
     clients.add(client)
-    socket.once('close', () => clients.delete(client))
+    socket.once('close', () => {
+      clients.delete(client)
+      if (clients.size === 0) onEmpty?.()
+    })
   }
-  const server = options.tls === undefined ? net.createServer(accept) : tls.createServer(options.tls, accept)
+  const overTls = options.tls !== undefined
+  const server = overTls ? tls.createServer({ handshakeTimeout: limits.authTimeout, ...options.tls }) : net.createServer()
+  // The cap counts every socket, TLS handshakes included, and is checked before anything is read.
+  server.on('connection', (socket: net.Socket) => {
+    connections++
+    socket.once('close', () => connections--)
+    if (connections > limits.maxClients) refuse(socket, overTls)
+    else if (!overTls) accept(socket)
+  })
+  if (overTls) server.on('secureConnection', accept)
   // A failed TLS handshake closes that socket; nothing to report to the other clients.
   if (options.tls !== undefined) server.on('tlsClientError', () => {})
   await new Promise<void>((resolve, reject) => {
@@ -855,19 +1118,114 @@ export async function serveResp(executor: Executor, options: RespServerOptions =
       resolve()
     })
   })
+  // Out of descriptors (EMFILE) accept fails: that connection is lost, the listener goes on.
+  server.on('error', () => {})
   const address = server.address() as AddressInfo
+  const sweep = setInterval(() => {
+    const now = Date.now()
+    for (const client of clients) client.sweep(now)
+  }, sweepInterval(limits))
+  sweep.unref()
   let closing: Promise<void> | undefined
+  const drained = (deadline: number): Promise<void> =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, deadline)
+      onEmpty = () => {
+        clearTimeout(timer)
+        resolve()
+      }
+      if (clients.size === 0) onEmpty()
+    })
   return {
     address,
     get clients() {
       return clients.size
     },
-    close() {
-      closing ??= new Promise<void>((resolve) => {
-        server.close(() => resolve())
+    maxClients: limits.maxClients,
+    close(closeOptions: RespCloseOptions = {}) {
+      closing ??= (async () => {
+        const stopped = new Promise<void>((resolve) => server.close(() => resolve()))
+        const deadline = closeOptions.deadline ?? 0
+        if (deadline > 0) {
+          for (const client of clients) client.shutdown()
+          await drained(deadline)
+        }
+        clearInterval(sweep)
         for (const client of clients) client.destroy()
-      })
+        await stopped
+      })()
       return closing
     },
   }
+}
+
+const MAX_CLIENTS_ERROR = '-ERR max number of clients reached\r\n'
+
+/** Over the cap: Redis's error (not over TLS, whose client could not read it), then closed. */
+function refuse(socket: net.Socket, overTls: boolean): void {
+  socket.on('error', () => {})
+  if (overTls) {
+    socket.destroy()
+    return
+  }
+  socket.end(MAX_CLIENTS_ERROR, () => socket.destroy())
+}
+
+const DEFAULT_MAX_CLIENTS = 10_000
+
+/** The defaults of {@link RespServerOptions}' limits, and a check of the ones given. */
+function resolveLimits(options: RespServerOptions): Limits {
+  const count = (name: string, value: number | undefined, fallback: number, minimum = 0): number => {
+    if (value === undefined) return fallback
+    if (!Number.isSafeInteger(value) || value < minimum) {
+      throw new Error(`serveResp: ${name} must be an integer of at least ${minimum}, not ${value}`)
+    }
+    return value
+  }
+  const outputClass = (name: string, value: OutputBufferLimit | undefined, fallback: OutputBufferLimit): OutputBufferLimit => {
+    if (value === undefined) return fallback
+    return {
+      hard: count(`${name}.hard`, value.hard, 0),
+      soft: count(`${name}.soft`, value.soft, 0),
+      softMs: count(`${name}.softMs`, value.softMs, 0),
+    }
+  }
+  const pushHard = count('maxPushBuffer', options.maxPushBuffer, 32 * MiB)
+  return {
+    maxClients: count('maxClients', options.maxClients, defaultMaxClients(), 1),
+    authTimeout: count('authTimeout', options.authTimeout, 10_000, 1),
+    idleTimeout: count('idleTimeout', options.idleTimeout, 0),
+    sendTimeout: count('sendTimeout', options.sendTimeout, 30_000),
+    maxQueryBuffer: count('maxQueryBuffer', options.maxQueryBuffer, 1024 * MiB, 1),
+    normal: outputClass('outputBufferLimits.normal', options.outputBufferLimits?.normal, { hard: 256 * MiB, soft: 64 * MiB, softMs: 60_000 }),
+    pubsub: outputClass('outputBufferLimits.pubsub', options.outputBufferLimits?.pubsub, { hard: pushHard, soft: 8 * MiB, softMs: 60_000 }),
+  }
+}
+
+const MiB = 1024 * 1024
+
+/**
+ * 10000 as Redis, or half the open-file limit when that is lower: the other half stays for HTTP
+ * clients, the backend and files. Redis lowers `maxclients` to its limit the same way.
+ */
+function defaultMaxClients(): number {
+  const limit = openFileLimit()
+  return limit === undefined ? DEFAULT_MAX_CLIENTS : Math.max(1, Math.min(DEFAULT_MAX_CLIENTS, Math.floor(limit / 2)))
+}
+
+/** The soft `RLIMIT_NOFILE` of this process, where /proc says it (Linux). */
+function openFileLimit(): number | undefined {
+  try {
+    const line = /^Max open files\s+(\d+)/m.exec(readFileSync('/proc/self/limits', 'utf8'))
+    return line === null ? undefined : Number(line[1])
+  } catch {
+    return undefined
+  }
+}
+
+/** How often connections are checked: a quarter of the shortest time limit, at most once a second. */
+function sweepInterval(limits: Limits): number {
+  const times = [limits.authTimeout, limits.idleTimeout, limits.sendTimeout, limits.normal.softMs, limits.pubsub.softMs]
+  const shortest = Math.min(...times.filter((time) => time > 0))
+  return Math.max(10, Math.min(1000, Math.floor(shortest / 4)))
 }

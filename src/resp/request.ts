@@ -36,7 +36,16 @@ export interface RequestDecoderOptions {
    * Default 64 KiB, Redis's `PROTO_INLINE_MAX_SIZE`.
    */
   maxInlineLength?: number
+  /**
+   * Start with the limits Redis puts on a client that has not authenticated (see
+   * {@link RequestDecoder.authRequired}). Default false.
+   */
+  authRequired?: boolean
 }
+
+/** Most arguments, and longest argument, a client that has not authenticated may send (Redis 7). */
+const UNAUTHENTICATED_MAX_ARRAY = 10
+const UNAUTHENTICATED_MAX_BULK = 16384
 
 const DEFAULT_MAX_INLINE = 64 * 1024
 
@@ -52,11 +61,14 @@ class RequestParser implements Parser<Buffer[]> {
   readonly #maxBulk: number
   readonly #maxArray: number
   readonly #maxInline: number
+  /** Redis's `authRequired(c)`: the unauthenticated limits apply to the headers read from now on. */
+  authRequired: boolean
 
   constructor(options: RequestDecoderOptions = {}) {
     this.#maxBulk = options.maxBulkLength ?? DEFAULT_MAX_BULK
     this.#maxArray = options.maxArrayLength ?? DEFAULT_MAX_ARRAY
     this.#maxInline = options.maxInlineLength ?? DEFAULT_MAX_INLINE
+    this.authRequired = options.authRequired ?? false
   }
 
   run(buf: Buffer, pos: number): Buffer[] | NeedMore {
@@ -92,12 +104,14 @@ class RequestParser implements Parser<Buffer[]> {
         if (typeof length !== 'number' || length < 0 || length > this.#maxBulk) {
           throw new RespProtocolError('invalid bulk length')
         }
+        if (this.authRequired && length > UNAUTHENTICATED_MAX_BULK) throw new RespProtocolError('unauthenticated bulk length')
         this.bulk = length
       } else if (first === STAR) {
         const count = buf[lf - 1] === CR ? parseInteger(buf, pos + 1, lf - 1) : undefined
         if (count === undefined || count > this.#maxArray) {
           throw new RespProtocolError('invalid multibulk length')
         }
+        if (this.authRequired && count > UNAUTHENTICATED_MAX_ARRAY) throw new RespProtocolError('unauthenticated multibulk length')
         // Like Redis, `*0` and negative counts are empty commands: skipped, not errors.
         if (count > 0) {
           this.#argv = []
@@ -254,9 +268,26 @@ export function decodeRequest(
  */
 export class RequestDecoder {
   readonly #stream: ChunkStream<Buffer[]>
+  readonly #parser: RequestParser
 
   constructor(options?: RequestDecoderOptions) {
-    this.#stream = new ChunkStream(new RequestParser(options))
+    this.#parser = new RequestParser(options)
+    this.#stream = new ChunkStream(this.#parser)
+  }
+
+  /**
+   * Whether the client still has to authenticate. While true, the commands read next are held
+   * to Redis 7's limits for such clients: a multibulk of more than 10 arguments, or an argument
+   * longer than 16384 bytes, is a protocol error (`unauthenticated multibulk length`,
+   * `unauthenticated bulk length`). A server flips it as AUTH succeeds, before reading the
+   * command after AUTH, so a pipeline `AUTH …` + large command works as it does in Redis.
+   */
+  get authRequired(): boolean {
+    return this.#parser.authRequired
+  }
+
+  set authRequired(value: boolean) {
+    this.#parser.authRequired = value
   }
 
   /** Appends bytes read from the client. Ignored after a protocol error. */

@@ -199,3 +199,32 @@ describe('RequestDecoder errors match Redis', () => {
     expect(() => decodeRequest(bin('GET keys\r\n'), 0, options)).toThrow('Protocol error: too big inline request')
   })
 })
+
+describe('RequestDecoder.authRequired: Redis 7 limits before authentication', () => {
+  const failsWith = (decoder: RequestDecoder, input: string, message: string): void => {
+    decoder.push(bin(input))
+    expect(() => decoder.next()).toThrow(new RespProtocolError(message))
+  }
+
+  it('refuses more than 10 arguments and arguments over 16384 bytes, with Redis\'s texts', () => {
+    failsWith(new RequestDecoder({ authRequired: true }), '*11\r\n', 'unauthenticated multibulk length')
+    failsWith(new RequestDecoder({ authRequired: true }), '*1\r\n$16385\r\n', 'unauthenticated bulk length')
+    // Redis's own limits come first.
+    failsWith(new RequestDecoder({ authRequired: true, maxBulkLength: 100 }), '*1\r\n$101\r\n', 'invalid bulk length')
+  })
+
+  it('accepts commands at the limits, and anything once lifted (from the next command on)', () => {
+    const decoder = new RequestDecoder({ authRequired: true })
+    const ten = encodeCommand(Array.from({ length: 10 }, () => 'a'))
+    const long = encodeCommand(['AUTH', 'x'.repeat(16384)])
+    const big = encodeCommand(Array.from({ length: 11 }, () => 'b'))
+    decoder.push(Buffer.concat([ten, long, big]))
+    expect(decoder.next()).toHaveLength(10)
+    expect(decoder.next()).toHaveLength(2)
+    expect(decoder.authRequired).toBe(true)
+    decoder.authRequired = false
+    expect(decoder.next()).toHaveLength(11)
+    decoder.authRequired = true
+    failsWith(decoder, '*1\r\n$20000\r\n', 'unauthenticated bulk length')
+  })
+})
