@@ -71,7 +71,7 @@ interface Listener {
 }
 
 async function startListener(options: RespServerOptions): Promise<Listener> {
-  const child = spawnNode(['--expose-gc', '--import', 'tsx', 'test/support/resp-child.ts'], {
+  const child = spawnNode(['--expose-gc', '--import', 'tsx', '--import', './scripts/text-import.mjs', 'test/support/resp-child.ts'], {
     RESP_CHILD_OPTIONS: JSON.stringify({ password: PASSWORD, ...options }),
   })
   const { port, maxClients } = await nextMessage<{ port: number; maxClients: number }>(child, (message) => 'port' in message)
