@@ -3,5 +3,5 @@
  * @packageDocumentation
  */
 export { createNodeHandler } from '../adapters/node.js'
-export type { NodeHandler } from '../adapters/node.js'
+export type { NodeHandler, NodeListenerOptions, StreamingNodeHandler } from '../adapters/node.js'
 export * from './gateway-surface.js'

@@ -15,7 +15,11 @@ import { ClusterExecutor } from './cluster-executor.js'
 import { splitSeeds, type ClusterExecutorOptions } from './options.js'
 import { redirectOf } from './redirect.js'
 
-/** @public */
+/**
+ * Options of {@link RedisExecutor}: those of a cluster (seeds, routing, retries), which also
+ * serve a single server when the seed is not a cluster node.
+ * @public
+ */
 export interface RedisExecutorOptions extends ClusterExecutorOptions {
   /**
    * `'auto'` (default): detect at the first call; `true`: always a cluster; `false`: always one
