@@ -36,15 +36,51 @@ for (let n = 0; n < 256; n++) {
  * as the 8 bytes Redis appends to a payload: little-endian, as a binary string.
  */
 export function crc64(data: string, start = 0, end = data.length): string {
-  let high = 0
-  let low = 0
-  for (let i = start; i < end; i++) {
-    const index = (low ^ data.charCodeAt(i)) & 0xff
-    low = (TABLE_LOW[index] ^ ((low >>> 8) | (high << 24))) >>> 0
-    high = (TABLE_HIGH[index] ^ (high >>> 8)) >>> 0
+  const running = new Crc64()
+  running.updateBinary(data, start, end)
+  return running.digest()
+}
+
+/**
+ * A CRC-64 computed piece by piece, for RDB files written and read in chunks: `update` with each
+ * piece in order, then `digest` gives what {@link crc64} gives for the concatenation.
+ */
+export class Crc64 {
+  private high = 0
+  private low = 0
+
+  /** Feeds the bytes of binary string `data` from `start` to `end`. */
+  updateBinary(data: string, start = 0, end = data.length): void {
+    let high = this.high
+    let low = this.low
+    for (let i = start; i < end; i++) {
+      const index = (low ^ data.charCodeAt(i)) & 0xff
+      low = (TABLE_LOW[index] ^ ((low >>> 8) | (high << 24))) >>> 0
+      high = (TABLE_HIGH[index] ^ (high >>> 8)) >>> 0
+    }
+    this.high = high
+    this.low = low
   }
-  return String.fromCharCode(
-    low & 0xff, (low >>> 8) & 0xff, (low >>> 16) & 0xff, low >>> 24,
-    high & 0xff, (high >>> 8) & 0xff, (high >>> 16) & 0xff, high >>> 24,
-  )
+
+  /** Feeds `bytes` from `start` to `end`. */
+  update(bytes: Uint8Array, start = 0, end = bytes.length): void {
+    let high = this.high
+    let low = this.low
+    for (let i = start; i < end; i++) {
+      const index = (low ^ bytes[i]) & 0xff
+      low = (TABLE_LOW[index] ^ ((low >>> 8) | (high << 24))) >>> 0
+      high = (TABLE_HIGH[index] ^ (high >>> 8)) >>> 0
+    }
+    this.high = high
+    this.low = low
+  }
+
+  /** The checksum of everything fed so far: 8 bytes little-endian, as a binary string. */
+  digest(): string {
+    const { high, low } = this
+    return String.fromCharCode(
+      low & 0xff, (low >>> 8) & 0xff, (low >>> 16) & 0xff, low >>> 24,
+      high & 0xff, (high >>> 8) & 0xff, (high >>> 16) & 0xff, high >>> 24,
+    )
+  }
 }

@@ -1,7 +1,7 @@
 /**
  * LZF decompression (liblzf's `lzf_decompress`, which Redis uses for RDB_ENC_LZF strings and
- * compressed quicklist nodes). The engine never compresses what it DUMPs: Redis accepts
- * verbatim strings, so only the reader is needed.
+ * compressed quicklist nodes), and a compressor for the strings of RDB files (DUMP payloads
+ * stay verbatim, which Redis accepts).
  *
  * The stream is a sequence of chunks, each starting with a control byte `c`:
  * - `c < 32`: a literal run of `c + 1` bytes follows;
@@ -52,4 +52,69 @@ function binaryFromBytes(bytes: Uint8Array): string {
     parts.push(String.fromCharCode.apply(null, bytes.subarray(i, i + CHUNK) as unknown as number[]))
   }
   return parts.join('')
+}
+
+/** Longest back reference: 7 + 255 in the length fields, plus the implicit 2. */
+const MAX_REFERENCE = 264
+/** Farthest back reference: 13 bits of distance, plus 1. */
+const MAX_DISTANCE = 8192
+/** Longest literal run one control byte announces. */
+const MAX_LITERAL = 32
+const HASH_BITS = 14
+
+/**
+ * Compresses bytes `data[start, end)` of a binary string into an LZF stream of at most
+ * `maxLength` bytes, or returns null when the stream would be longer (then the caller stores the
+ * bytes verbatim, as Redis's `rdbSaveLzfStringObject` does when `lzf_compress` gives up).
+ *
+ * A greedy single-pass matcher: a table maps the hash of each 3-byte sequence to its latest
+ * position; a match within reach is extended as far as it goes. Any valid stream is accepted by
+ * every LZF reader, so the output need not match liblzf's byte for byte.
+ */
+export function lzfCompress(data: string, maxLength: number, start = 0, end = data.length): string | null {
+  const out = new Uint8Array(maxLength + MAX_LITERAL + 3)
+  const table = new Int32Array(1 << HASH_BITS).fill(-1)
+  let op = 0
+  let literalStart = start
+  let ip = start
+  const flushLiterals = (until: number): boolean => {
+    while (literalStart < until) {
+      const run = Math.min(MAX_LITERAL, until - literalStart)
+      if (op + 1 + run > maxLength) return false
+      out[op++] = run - 1
+      for (let i = 0; i < run; i++) out[op++] = data.charCodeAt(literalStart++)
+    }
+    return true
+  }
+  while (ip + 2 < end) {
+    const hash = (((data.charCodeAt(ip) << 16) | (data.charCodeAt(ip + 1) << 8) | data.charCodeAt(ip + 2)) * 2654435761) >>> (32 - HASH_BITS)
+    const candidate = table[hash]
+    table[hash] = ip
+    if (
+      candidate < 0 || ip - candidate > MAX_DISTANCE ||
+      data.charCodeAt(candidate) !== data.charCodeAt(ip) ||
+      data.charCodeAt(candidate + 1) !== data.charCodeAt(ip + 1) ||
+      data.charCodeAt(candidate + 2) !== data.charCodeAt(ip + 2)
+    ) {
+      ip++
+      continue
+    }
+    let length = 3
+    const limit = Math.min(MAX_REFERENCE, end - ip)
+    while (length < limit && data.charCodeAt(candidate + length) === data.charCodeAt(ip + length)) length++
+    if (!flushLiterals(ip)) return null
+    const distance = ip - candidate - 1
+    const lengthCode = length - 2
+    if (op + 3 > maxLength) return null
+    if (lengthCode < 7) out[op++] = (lengthCode << 5) | (distance >> 8)
+    else {
+      out[op++] = (7 << 5) | (distance >> 8)
+      out[op++] = lengthCode - 7
+    }
+    out[op++] = distance & 0xff
+    ip += length
+    literalStart = ip
+  }
+  if (!flushLiterals(end)) return null
+  return binaryFromBytes(out.subarray(0, op))
 }

@@ -1,5 +1,5 @@
 import type { Value } from '../keyspace.js'
-import type { Decoder, LoadContext, ValueCodec } from './codec.js'
+import type { Decoder, Encoded, LoadContext, ValueCodec } from './codec.js'
 import { RDB_VERSION_READABLE } from './constants.js'
 import { crc64 } from './crc64.js'
 import { CorruptPayload, RdbReader } from './reader.js'
@@ -25,12 +25,27 @@ const decoders = new Map<number, Decoder>(codecs.flatMap((codec) => codec.types.
 /** Version and checksum: 10 bytes at the end of every payload. */
 const FOOTER_SIZE = 10
 
+/**
+ * Writes the body of `value` (everything after its type byte) with the codec of its type, and
+ * says which type byte and RDB version that form has; null when no codec takes the value. RDB
+ * files (`persistence/rdb-file.ts`) frame values with this, as DUMP does below.
+ */
+export function encodeValue(value: Value, writer: RdbWriter): Encoded | null {
+  const codec = codecs.find((candidate) => candidate.accepts(value))
+  return codec === undefined ? null : codec.encode(value, writer)
+}
+
+/** The decoder of RDB type byte `type`, or undefined when no codec reads that type. */
+export function valueDecoder(type: number): Decoder | undefined {
+  return decoders.get(type)
+}
+
 /** The DUMP payload of `value`, or null when its type has no codec yet. */
 export function createDumpPayload(value: Value): string | null {
-  const codec = codecs.find((candidate) => candidate.accepts(value))
-  if (codec === undefined) return null
   const writer = new RdbWriter()
-  const { type, version } = codec.encode(value, writer)
+  const encoded = encodeValue(value, writer)
+  if (encoded === null) return null
+  const { type, version } = encoded
   const body = String.fromCharCode(type) + writer.finish() + String.fromCharCode(version & 0xff, version >> 8)
   return body + crc64(body)
 }

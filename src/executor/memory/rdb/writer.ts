@@ -1,4 +1,5 @@
-import { RDB_14BITLEN, RDB_32BITLEN, RDB_64BITLEN, RDB_ENCVAL, RDB_ENC_INT16, RDB_ENC_INT32, RDB_ENC_INT8 } from './constants.js'
+import { RDB_14BITLEN, RDB_32BITLEN, RDB_64BITLEN, RDB_ENCVAL, RDB_ENC_INT16, RDB_ENC_INT32, RDB_ENC_INT8, RDB_ENC_LZF } from './constants.js'
+import { lzfCompress } from './lzf.js'
 
 /** Scratch space for writing doubles, shared (writes are synchronous). */
 const scratch = new DataView(new ArrayBuffer(8))
@@ -6,12 +7,22 @@ const scratch = new DataView(new ArrayBuffer(8))
 /** Canonical decimal integers of at most 11 chars (what `rdbTryIntegerEncoding` looks at). */
 const SHORT_INTEGER = /^(?:0|-?[1-9][0-9]{0,10})$/
 
+/** Strings longer than this are tried with LZF when compressing (`rdbSaveRawString`). */
+const COMPRESS_ABOVE = 20
+/** Compression must save more than this many bytes to be used (`rdbSaveLzfStringObject`). */
+const COMPRESSION_MIN_SAVING = 4
+
 /**
  * Writes the primitives of the RDB format (`rdbSaveLen`, `rdbSaveRawString`, doubles,
  * millisecond times) into a binary string, one char per byte.
+ *
+ * With `compress` (RDB files, as Redis's `rdbcompression yes`) strings over 20 bytes are stored
+ * LZF-compressed when that saves at least 4 bytes; DUMP payloads are written without it.
  */
 export class RdbWriter {
   private readonly parts: string[] = []
+
+  constructor(private readonly compress = false) {}
 
   /** One byte. */
   byte(value: number): void {
@@ -42,9 +53,9 @@ export class RdbWriter {
   }
 
   /**
-   * A string as `rdbSaveRawString` writes it without compression: integer-encoded when it is a
-   * canonical integer that fits 32 bits, else length and bytes. (Redis also LZF-compresses
-   * strings over 20 bytes when `rdbcompression` is on; reading does not depend on it.)
+   * A string as `rdbSaveRawString` writes it: integer-encoded when it is a canonical integer
+   * that fits 32 bits, LZF-compressed when the writer compresses and it pays, else length and
+   * bytes.
    */
   string(value: string): void {
     if (value.length <= 11 && SHORT_INTEGER.test(value)) {
@@ -59,6 +70,16 @@ export class RdbWriter {
       }
       if (n >= -2147483648 && n <= 2147483647) {
         this.parts.push(String.fromCharCode((RDB_ENCVAL << 6) | RDB_ENC_INT32, n & 0xff, (n >> 8) & 0xff, (n >> 16) & 0xff, (n >>> 24) & 0xff))
+        return
+      }
+    }
+    if (this.compress && value.length > COMPRESS_ABOVE) {
+      const compressed = lzfCompress(value, value.length - COMPRESSION_MIN_SAVING)
+      if (compressed !== null) {
+        this.byte((RDB_ENCVAL << 6) | RDB_ENC_LZF)
+        this.length(compressed.length)
+        this.length(value.length)
+        this.parts.push(compressed)
         return
       }
     }

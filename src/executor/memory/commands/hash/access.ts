@@ -32,7 +32,7 @@ export function deleteIfEmpty(ctx: CommandContext, key: string, hash: HashValue)
 }
 
 /** `hash-max-listpack-entries` / `-value` as currently configured (CONFIG SET applies at once). */
-export function hashLimits(ctx: CommandContext): HashLimits {
+export function hashLimits(ctx: Pick<CommandContext, 'engine'>): HashLimits {
   return configuredHashLimits(ctx.engine.config)
 }
 

@@ -8,6 +8,7 @@
  */
 import { OK, ReplyError, Status } from '../../../../reply.js'
 import type { CommandContext, Out } from '../../command.js'
+import type { Engine } from '../../engine.js'
 import { stringMatch } from '../../lib/glob.js'
 import { SCRIPT_FLAGS, type RegisteredFunction, type ScriptVm } from '../../lua/vm.js'
 import { runScript } from './bridge.js'
@@ -206,21 +207,30 @@ function functionDump(ctx: CommandContext): Out {
 /** FUNCTION RESTORE payload [FLUSH|APPEND|REPLACE] */
 function functionRestore(ctx: CommandContext, argv: readonly string[]): Out {
   if (argv.length > 4) return subcommandSyntaxError(argv)
-  let policy = 'append'
+  let policy: 'append' | 'replace' | 'flush' = 'append'
   if (argv.length === 4) {
-    policy = argv[3].toLowerCase()
-    if (policy !== 'append' && policy !== 'replace' && policy !== 'flush') return RESTORE_POLICY
+    const given = argv[3].toLowerCase()
+    if (given !== 'append' && given !== 'replace' && given !== 'flush') return RESTORE_POLICY
+    policy = given
   }
   const codes = readLibraries(argv[2])
   if (typeof codes === 'string') return new ReplyError(`ERR ${codes}`)
-  const state = scripting(ctx.engine)
+  return restoreLibraries(ctx.engine, codes, policy)
+}
+
+/**
+ * Loads libraries given by their whole code under a FUNCTION RESTORE policy: all of them or, on
+ * the first error, none. Also how an RDB file's libraries are loaded (`persistence/rdb-io.ts`).
+ */
+export function restoreLibraries(engine: Engine, codes: readonly string[], policy: 'append' | 'replace' | 'flush'): Out {
+  const state = scripting(engine)
   return state.withVm((vm) => {
     // Every library loads into a fresh context first: the payload must be valid on its own.
     const candidates: Candidate[] = []
     const names = new Set<string>()
     const payloadFunctions = new Set<string>()
     for (const code of codes) {
-      const candidate = prepare(vm, code, (name) => names.has(name), loadTimeLimit(ctx.engine))
+      const candidate = prepare(vm, code, (name) => names.has(name), loadTimeLimit(engine))
       if (candidate instanceof ReplyError) return abandon(vm, candidate)
       for (const fn of candidate.functions) {
         const key = fn.name.toLowerCase()

@@ -36,7 +36,7 @@ function readSet(ctx: CommandContext, key: string): SetValue | undefined | Reply
 }
 
 /** `set-max-intset-entries` in force (RESTORE encodes restored sets by it too). */
-export function intsetLimit(ctx: CommandContext): number {
+export function intsetLimit(ctx: Pick<CommandContext, 'engine'>): number {
   return configuredIntsetLimit(ctx.engine.config)
 }
 

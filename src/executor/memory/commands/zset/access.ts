@@ -14,7 +14,7 @@ export function readZSet(ctx: CommandContext, key: string): ZSetValue | undefine
 }
 
 /** `zset-max-listpack-entries` and `zset-max-listpack-value` as currently configured. */
-export function zsetLimits(ctx: CommandContext): ZSetLimits {
+export function zsetLimits(ctx: Pick<CommandContext, 'engine'>): ZSetLimits {
   return configuredZSetLimits(ctx.engine.config)
 }
 
