@@ -3,13 +3,13 @@
  * persistence reports and the stop-writes-on-bgsave-error refusal. The snapshot itself is
  * `snapshot.ts`; files are replaced atomically (`atomic-file.ts`).
  */
-import { existsSync, mkdirSync, readFileSync } from 'node:fs'
+import { existsSync, mkdirSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { ReplyError } from '../../../reply.js'
 import type { Engine } from '../engine.js'
-import { writeFileAtomic, writeFileAtomicSync } from './atomic-file.js'
-import { loadRdb } from './rdb-file.js'
-import { snapshotSync, startSnapshot, type SnapshotHandle, type SnapshotOptions } from './snapshot.js'
+import { writeFileAtomic } from './atomic-file.js'
+import { loadRdbFile, saveRdbFileSync } from './rdb-io.js'
+import { startSnapshot, type SnapshotHandle, type SnapshotOptions } from './snapshot.js'
 
 /** Persistence options of the engine and of `MemoryExecutor` (issue 16's shared design). @public */
 export interface PersistenceOptions {
@@ -123,16 +123,16 @@ export class RdbPersistence {
   loadAtStart(): void {
     const path = this.path
     if (!existsSync(path)) return
-    const result = loadRdb(readFileSync(path), this.engine.databases, { now: this.engine.clock() })
-    this.keysLoaded = result.keysLoaded
-    this.keysExpiredAtLoad = result.keysExpired
+    const result = loadRdbFile(path, this.engine)
+    this.keysLoaded = result.keys
+    this.keysExpiredAtLoad = result.expiredSkipped
   }
 
   /** SAVE: the whole keyspace written now, blocking; the error when the file could not be written. */
   saveSync(): Error | undefined {
     this.saves++
     try {
-      writeFileAtomicSync(this.path, snapshotSync(this.engine, this.snapshotOptions))
+      saveRdbFileSync(this.path, this.engine)
     } catch (error) {
       this.lastError = error as Error
       return error as Error

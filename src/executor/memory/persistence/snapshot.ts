@@ -21,6 +21,7 @@
  */
 import type { Engine } from '../engine.js'
 import type { Database, Value } from '../keyspace.js'
+import { scripting } from '../commands/scripting/state.js'
 import { RdbFileWriter, type RdbAux } from './rdb-file.js'
 
 /** Consumes the snapshot's bytes (a file writer): resolves once they are all stored. */
@@ -32,7 +33,7 @@ export interface SnapshotOptions {
   readonly sliceBudgetMs?: number
   /** A slice ends once it produced this many bytes, so chunks stay small. Default 1 MiB. */
   readonly chunkBytes?: number
-  /** Header auxiliary fields; default {@link defaultAux}. */
+  /** Header auxiliary fields (`aofBase` for an AOF rewrite); `ctime` defaults to the start. */
   readonly aux?: RdbAux
 }
 
@@ -63,10 +64,6 @@ const monotonic: { now(): number } = globalThis.performance ?? Date
 /** How many entries a slice writes between two looks at the clock. */
 const ENTRIES_PER_CLOCK_READ = 64
 
-/** The header fields Redis 7.0 writes that mean something outside Redis's replication. */
-export function defaultAux(engine: Engine, now: number): RdbAux {
-  return { 'redis-ver': '7.0.15', 'redis-bits': '64', ctime: String(Math.floor(now / 1000)), 'used-mem': '0', 'aof-base': '0' }
-}
 
 /** Per database: where the walk stands and which keys are settled. */
 class DatabaseWalk {
@@ -101,6 +98,8 @@ export class Snapshot implements SnapshotHandle {
   private pendingBytes = 0
   private footerWritten = false
   private aborted = false
+  /** A key the hook could not serialize: the save fails at the next pull, the command runs on. */
+  private failure: Error | undefined
   private readonly sliceBudgetMs: number
   private readonly chunkBytes: number
 
@@ -113,7 +112,9 @@ export class Snapshot implements SnapshotHandle {
     this.chunkBytes = options.chunkBytes ?? 1 << 20
     this.walks = engine.databases.map((db, index) => new DatabaseWalk(db, index, db.size, db.expires.size))
     for (const walk of this.walks) if (!walk.finished) this.byDatabase.set(walk.db, walk)
-    this.push(this.writer.header(options.aux ?? defaultAux(engine, this.startedAt)))
+    this.push(this.writer.header({ ctime: Math.floor(this.startedAt / 1000), ...options.aux }))
+    // Libraries are few and small: written whole at the start, before FUNCTION can change them.
+    for (const library of scripting(engine).libraries.values()) this.push(this.writer.functionLibrary(library.code))
   }
 
   get serialized(): boolean {
@@ -128,11 +129,23 @@ export class Snapshot implements SnapshotHandle {
     if (settled.has(key)) return
     settled.add(key)
     const value = db.data.get(key)
-    if (value !== undefined) this.writeEntry(walk, key, value)
+    if (value === undefined) return
+    try {
+      this.writeEntry(walk, key, value)
+    } catch (error) {
+      // Never into the command that is about to run: the snapshot fails instead.
+      this.failure = error instanceof Error ? error : new Error(String(error))
+      this.stop()
+    }
   }
 
   completeNow(): void {
-    while (!this.footerWritten) this.step(Infinity)
+    try {
+      while (!this.footerWritten && this.failure === undefined) this.step(Infinity)
+    } catch (error) {
+      this.failure = error instanceof Error ? error : new Error(String(error))
+      this.stop()
+    }
   }
 
   /** The file's bytes, a slice per pull, yielding to the event loop between slices. */
@@ -143,7 +156,9 @@ export class Snapshot implements SnapshotHandle {
         if (this.pendingBytes > 0) yield this.take()
         await nextTurn()
         if (this.aborted) throw new SnapshotAborted()
+        if (this.failure !== undefined) throw this.failure
       }
+      if (this.failure !== undefined) throw this.failure
       if (this.pendingBytes > 0) yield this.take()
       // Checked last, once every byte is written: an aborted snapshot never replaces the file.
       if (this.aborted) throw new SnapshotAborted()
@@ -220,14 +235,6 @@ export class Snapshot implements SnapshotHandle {
     return chunk
   }
 
-  /** Every byte of the snapshot at once, blocking (SAVE, SHUTDOWN): no walk runs in between. */
-  drainSync(): Buffer[] {
-    this.completeNow()
-    const all = this.pending
-    this.pending = []
-    this.pendingBytes = 0
-    return all
-  }
 }
 
 function nextTurn(): Promise<void> {
@@ -244,9 +251,4 @@ export function startSnapshot(engine: Engine, sink: SnapshotSink, options?: Snap
   engine.snapshots.add(snapshot)
   snapshot.done = sink(snapshot.chunks()).finally(() => snapshot.stop())
   return snapshot
-}
-
-/** The whole snapshot synchronously (SAVE): the keyspace as it is, written without yielding. */
-export function snapshotSync(engine: Engine, options?: SnapshotOptions): Buffer[] {
-  return new Snapshot(engine, options).drainSync()
 }
