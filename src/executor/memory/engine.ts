@@ -154,7 +154,12 @@ export class Engine {
     }
     if (options.persistence !== undefined) {
       this.rdb = new RdbPersistence(this, options.persistence)
-      this.rdb.loadAtStart()
+      try {
+        this.rdb.loadAtStart()
+      } catch (error) {
+        this.rdb.close()
+        throw error
+      }
     } else this.config.set('save', '')
     const interval = options.activeExpiryInterval ?? 100
     if (interval > 0) {

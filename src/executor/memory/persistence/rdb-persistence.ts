@@ -25,6 +25,10 @@ export interface PersistenceOptions {
   readonly appendfsync?: 'always' | 'everysec' | 'no'
   /** Base name of the append-only files. Default `appendonly.aof`. */
   readonly appendfilename?: string
+  /** Folder of the append-only files inside `dir`. Default `appendonlydir`. */
+  readonly appenddirname?: string
+  /** Notices of loading and saving (a failed background save …). Default: none. */
+  readonly log?: (line: string) => void
 }
 
 /** Redis's save points when none are given. */
@@ -73,6 +77,7 @@ export class RdbPersistence {
   private lastTry = 0
   private changesAtBgsaveStart = 0
   private readonly timer: ReturnType<typeof setInterval>
+  private readonly options: PersistenceOptions
 
   constructor(
     private readonly engine: Engine,
@@ -80,7 +85,12 @@ export class RdbPersistence {
     private readonly snapshotOptions: SnapshotOptions = {},
   ) {
     const dir = resolve(options.dir)
-    mkdirSync(dir, { recursive: true })
+    try {
+      mkdirSync(dir, { recursive: true })
+    } catch (error) {
+      throw new Error(`cannot use ${dir} as the data directory: ${(error as Error).message}`)
+    }
+    this.options = options
     const save = options.save ?? DEFAULT_SAVE
     parseSavePoints(save)
     engine.config.set('dir', dir)
@@ -94,6 +104,12 @@ export class RdbPersistence {
   /** `<dir>/<dbfilename>` as configured now. */
   get path(): string {
     return join(this.engine.config.get('dir')!, this.engine.config.get('dbfilename')!)
+  }
+
+  /** `<dir>/<appenddirname>/<appendfilename>.manifest`: when it exists, the AOF wins at start. */
+  get aofManifestPath(): string {
+    const options = this.options
+    return join(this.engine.config.get('dir')!, options.appenddirname ?? 'appendonlydir', `${options.appendfilename ?? 'appendonly.aof'}.manifest`)
   }
 
   get bgsaveInProgress(): boolean {
@@ -119,11 +135,22 @@ export class RdbPersistence {
     return parseSavePoints(this.engine.config.get('save') ?? '')
   }
 
-  /** Loads `<dir>/<dbfilename>` when it exists (called once, before any command). */
+  /**
+   * Loads `<dir>/<dbfilename>` when it exists (called once, before any command), unless the
+   * append-only file is on and its manifest exists: then the AOF is the data (Redis's rule) and
+   * its loader (`aof-*.ts`) reads it instead. A file that does not load throws, naming the path.
+   */
   loadAtStart(): void {
+    if (this.options.appendonly === true && existsSync(this.aofManifestPath)) return
     const path = this.path
     if (!existsSync(path)) return
-    const result = loadRdbFile(path, this.engine)
+    let result
+    try {
+      result = loadRdbFile(path, this.engine)
+    } catch (error) {
+      throw new Error(`cannot load ${path}: ${(error as Error).message}`, { cause: error })
+    }
+    this.options.log?.(`DB loaded from disk: ${result.keys} keys from ${path}`)
     this.keysLoaded = result.keys
     this.keysExpiredAtLoad = result.expiredSkipped
   }
@@ -170,9 +197,11 @@ export class RdbPersistence {
       this.engine.stats.changesSinceSave = Math.max(0, this.engine.stats.changesSinceSave - this.changesAtBgsaveStart)
       this.lastSave = Math.floor(now / 1000)
       this.setStatus('ok')
+      this.options.log?.(`Background saving terminated with success: ${this.path}`)
     } else {
       this.lastError = error
       this.setStatus('err')
+      this.options.log?.(`Background saving error: ${error.message}`)
     }
     this.onBgsaveEnd?.(error)
   }
