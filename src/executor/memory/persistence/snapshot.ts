@@ -65,10 +65,18 @@ const monotonic: { now(): number } = globalThis.performance ?? Date
 const ENTRIES_PER_CLOCK_READ = 64
 
 
+/** Keys per Set of {@link DatabaseWalk.visited}: growing one Set to millions would stall on its rehash. */
+const VISITED_CHUNK = 1 << 16
+
 /** Per database: where the walk stands and which keys are settled. */
 class DatabaseWalk {
-  /** Keys written, or absent at the start (created since): never to be written again. */
-  settled: Set<string> | undefined = new Set()
+  /** Keys the hook settled: written before their change, or absent at the start (created since). */
+  early: Set<string> | undefined = new Set()
+  /**
+   * Keys the walk wrote, in Sets of {@link VISITED_CHUNK}: a rehash of one huge Set would block
+   * the event loop for tens of ms; only the hook looks here, once per key it sees first.
+   */
+  visited: Set<string>[] | undefined = [new Set()]
   iterator: Iterator<[string, Value]> | undefined
   /** All keys written: hooks on this database no longer matter. */
   finished: boolean
@@ -80,7 +88,25 @@ class DatabaseWalk {
     readonly expires: number,
   ) {
     this.finished = keys === 0
-    if (this.finished) this.settled = undefined
+    if (this.finished) this.release()
+  }
+
+  wasVisited(key: string): boolean {
+    for (const chunk of this.visited!) if (chunk.has(key)) return true
+    return false
+  }
+
+  markVisited(key: string): void {
+    const visited = this.visited!
+    let last = visited[visited.length - 1]
+    if (last.size >= VISITED_CHUNK) visited.push((last = new Set()))
+    last.add(key)
+  }
+
+  release(): void {
+    this.early = undefined
+    this.visited = undefined
+    this.iterator = undefined
   }
 }
 
@@ -125,9 +151,9 @@ export class Snapshot implements SnapshotHandle {
   beforeKeyChange(db: Database, key: string): void {
     const walk = this.byDatabase.get(db)
     if (walk === undefined || walk.finished) return
-    const settled = walk.settled!
-    if (settled.has(key)) return
-    settled.add(key)
+    const early = walk.early!
+    if (early.has(key) || walk.wasVisited(key)) return
+    early.add(key)
     const value = db.data.get(key)
     if (value === undefined) return
     try {
@@ -197,20 +223,19 @@ export class Snapshot implements SnapshotHandle {
   /** Continues the walk of one database; true once it is finished. */
   private walkSome(walk: DatabaseWalk, deadline: number): boolean {
     const iterator = (walk.iterator ??= walk.db.data.entries())
-    const settled = walk.settled!
+    const early = walk.early!
     let count = 0
     for (;;) {
       const next = iterator.next()
       if (next.done) break
       const [key, value] = next.value
-      if (settled.has(key)) continue
-      settled.add(key)
+      if (early.has(key)) continue
+      walk.markVisited(key)
       this.writeEntry(walk, key, value)
       if (++count % ENTRIES_PER_CLOCK_READ === 0 && (this.pendingBytes >= this.chunkBytes || monotonic.now() >= deadline)) return false
     }
     walk.finished = true
-    walk.settled = undefined
-    walk.iterator = undefined
+    walk.release()
     this.byDatabase.delete(walk.db)
     return true
   }
