@@ -70,7 +70,7 @@ const VISITED_CHUNK = 1 << 16
 
 /** Per database: where the walk stands and which keys are settled. */
 class DatabaseWalk {
-  /** Keys the hook settled: written before their change, or absent at the start (created since). */
+  /** Keys the hook saw: written before their change, written by the walk already, or absent at the start. */
   early: Set<string> | undefined = new Set()
   /**
    * Keys the walk wrote, in Sets of {@link VISITED_CHUNK}: a rehash of one huge Set would block
@@ -152,8 +152,11 @@ export class Snapshot implements SnapshotHandle {
     const walk = this.byDatabase.get(db)
     if (walk === undefined || walk.finished) return
     const early = walk.early!
-    if (early.has(key) || walk.wasVisited(key)) return
+    if (early.has(key)) return
+    // Settled from now on even when the walk wrote it already: deleted and created again, the
+    // key moves to the end of the Map, where the walk must not write it a second time.
     early.add(key)
+    if (walk.wasVisited(key)) return
     const value = db.data.get(key)
     if (value === undefined) return
     try {
