@@ -222,7 +222,10 @@ async function serve(options: CliOptions, gatewayFor: (executor: Executor) => Ga
     if (options.respPort !== undefined) resp = await serveResp(executor, respOptions(options, gateway))
   } catch (error) {
     server.close()
-    await executor.close()
+    // Never served: closing must not save, or a second restis on a busy port would overwrite
+    // the running one's snapshot with what it loaded at start.
+    if (executor instanceof MemoryExecutor) await executor.exec(['SHUTDOWN', 'NOSAVE'])
+    else await executor.close()
     if (error instanceof ListenError || (error as { code?: unknown }).code === undefined) throw error
     throw new ListenError(options.host, options.respPort ?? 0, error)
   }
