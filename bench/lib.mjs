@@ -202,6 +202,8 @@ export async function startRestis({ redis, respPort, token = 'bench-token', node
   const { dir } = await benchBuild()
   const args = [...nodeArgs, path.join(dir, 'cli.mjs'), '--port', String(port), '--token', token, ...cliArgs]
   if (redis) args.push('--redis', redis)
+  // The CLI is durable by default: suites measure the engine, not a data directory in $HOME.
+  else if (!cliArgs.includes('--dir')) args.push('--no-persistence')
   if (respPort) args.push('--resp-port', String(respPort))
   const proc = startChild(process.execPath, args)
   await waitForPort(port, 30_000)

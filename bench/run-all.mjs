@@ -28,6 +28,7 @@ const SUITES = [
   { name: 'resp', budget: 100, env: { BENCH_ROUNDS: '2' } },
   { name: 'scripting-json', budget: 40, env: { BENCH_ROUNDS: '3' } },
   { name: 'persistence', budget: 90, env: { BENCH_ROUNDS: '1' } },
+  { name: 'bgsave', budget: 150, env: { BENCH_BGSAVE_KEYS: '1000000' } },
 ]
 
 function runSuite(suite, budgetS) {

@@ -3,11 +3,13 @@ import cluster from 'node:cluster'
 import { readFileSync } from 'node:fs'
 import { createServer as createHttpServer } from 'node:http'
 import { createServer as createHttpsServer } from 'node:https'
-import { availableParallelism } from 'node:os'
+import { availableParallelism, homedir } from 'node:os'
+import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { createNodeHandler } from './adapters/node.js'
 import { generateToken } from './auth/tokens.js'
 import { MemoryExecutor } from './executor/memory/memory-executor.js'
+import { DEFAULT_SAVE, parseSavePoints, type PersistenceOptions } from './executor/memory/persistence/rdb-persistence.js'
 import type { Executor } from './executor/executor.js'
 import { RedisExecutor } from './executor/cluster/redis-executor.js'
 import { splitSeeds } from './executor/cluster/options.js'
@@ -40,6 +42,13 @@ Options:
   --tls-cert <file>      serve HTTPS, and RESP over TLS, with this PEM certificate (chain)
                          (or SERVICE_TLS_CERT); needs --tls-key
   --tls-key <file>       the certificate's PEM private key (or SERVICE_TLS_KEY)
+  --dir <path>           data directory of the in-memory engine (default $XDG_DATA_HOME/restis,
+                         else ~/.local/share/restis); created when missing. dump.rdb there is
+                         loaded at start and written by SAVE, BGSAVE, save points and shutdown
+  --dbfilename <name>    snapshot file name in --dir (default dump.rdb)
+  --save "<s> <n> …"     save points, Redis's syntax: BGSAVE after <s> seconds if <n> keys changed
+                         (default "3600 1 300 100 60 10000"); --save "" disables them
+  --no-persistence       keep the data in memory only: nothing is read from or written to disk
   --workers <n|auto>     with --redis: n processes share the ports (auto: one per core; default 1);
                          limits and usage counters are per process. Not with the in-memory
                          engine, whose data lives in one process
@@ -70,6 +79,8 @@ interface CliOptions {
   shutdownTimeout: number
   /** The RESP listener's limits (--resp-max-clients …). */
   respLimits: RespLimits
+  /** The in-memory engine's data directory and save points; undefined with --no-persistence or --redis. */
+  persistence?: PersistenceOptions
 }
 
 /** `restis <version>`, from the package.json next to src/ and dist/. */
@@ -92,6 +103,12 @@ function readOptions(argv: string[], env: NodeJS.ProcessEnv): CliOptions {
       'tls-cert': { type: 'string' },
       'tls-key': { type: 'string' },
       ...LIMIT_FLAGS,
+      dir: { type: 'string' },
+      dbfilename: { type: 'string' },
+      save: { type: 'string' },
+      'no-persistence': { type: 'boolean' },
+      // The append-only file's flags (--appendonly, --appendfsync) and the memory bound's
+      // (--maxmemory, --maxmemory-policy) join here; readPersistence takes them in.
       help: { type: 'boolean', short: 'h' },
       version: { type: 'boolean' },
       ...RESP_LIMIT_FLAGS,
@@ -143,8 +160,43 @@ function readOptions(argv: string[], env: NodeJS.ProcessEnv): CliOptions {
     tls: readTls(values['tls-cert'], values['tls-key'], env),
     workers,
     respLimits,
+    persistence: readPersistence(values, redis !== undefined, env),
   }
 }
+
+/**
+ * Durable by default: the in-memory engine keeps its data in a per-user data directory (the XDG
+ * base directory spec's data home), the same wherever restis is started from, unless
+ * --no-persistence. Persistence flags with --redis are refused: that server keeps the data.
+ */
+function readPersistence(
+  values: { dir?: string; dbfilename?: string; save?: string; 'no-persistence'?: boolean },
+  socket: boolean,
+  env: NodeJS.ProcessEnv,
+): PersistenceOptions | undefined {
+  const given = (['dir', 'dbfilename', 'save'] as const).filter((flag) => values[flag] !== undefined)
+  if (socket && given.length > 0) throw new Error(`--${given[0]} is for the in-memory engine: with --redis the Redis server keeps the data`)
+  if (socket) return undefined
+  if (values['no-persistence']) {
+    if (given.length > 0) throw new Error(`--${given[0]} contradicts --no-persistence`)
+    return undefined
+  }
+  const save = values.save ?? DEFAULT_SAVE
+  parseSavePoints(save)
+  if (values.dbfilename !== undefined && (values.dbfilename === '' || values.dbfilename.includes('/'))) {
+    throw new Error(`invalid --dbfilename: ${values.dbfilename} (a file name, not a path)`)
+  }
+  return { dir: resolve(values.dir ?? defaultDataDirectory(env)), dbfilename: values.dbfilename, save }
+}
+
+/** `$XDG_DATA_HOME/restis`, else `~/.local/share/restis`. */
+function defaultDataDirectory(env: NodeJS.ProcessEnv): string {
+  const dataHome = env.XDG_DATA_HOME || join(homedir(), '.local', 'share')
+  return join(dataHome, 'restis')
+}
+
+/** Set by main: what SHUTDOWN (from a client) does once the engine saved. */
+let onShutdown: (() => void) | undefined
 
 /**
  * Serves the gateway `gatewayFor` builds over HTTP (HTTPS with TLS), and RESP with --resp-port,
@@ -152,7 +204,7 @@ function readOptions(argv: string[], env: NodeJS.ProcessEnv): CliOptions {
  * A port that cannot be taken rejects with a {@link ListenError}, after closing what was opened.
  */
 async function serve(options: CliOptions, gatewayFor: (executor: Executor) => Gateway): Promise<Serving> {
-  const executor = options.redis !== undefined ? new RedisExecutor({ url: options.redis }) : new MemoryExecutor()
+  const executor = options.redis !== undefined ? new RedisExecutor({ url: options.redis }) : new MemoryExecutor({ persistence: options.persistence, onShutdown: () => onShutdown?.() })
   const gateway = gatewayFor(executor)
   const handler = createNodeHandler(gateway, listenerOptions(options.limits))
   const settings = serverOptions(options.limits)
@@ -164,7 +216,10 @@ async function serve(options: CliOptions, gatewayFor: (executor: Executor) => Ga
     if (options.respPort !== undefined) resp = await serveResp(executor, respOptions(options, gateway))
   } catch (error) {
     server.close()
-    await executor.close()
+    // Never served: closing must not save, or a second restis on a busy port would overwrite
+    // the running one's snapshot with what it loaded at start.
+    if (executor instanceof MemoryExecutor) await executor.exec(['SHUTDOWN', 'NOSAVE'])
+    else await executor.close()
     if (error instanceof ListenError || (error as { code?: unknown }).code === undefined) throw error
     throw new ListenError(options.host, options.respPort ?? 0, error)
   }
@@ -201,8 +256,16 @@ function banner(options: CliOptions, at: Listening): string {
     (at.respPort !== undefined ? `RESP listening on ${redisScheme}://${hostPort(options.host, at.respPort)}\n` : '') +
     `token${options.tokenGenerated ? ' (generated)' : ''}: ${options.token}\n` +
     (options.readonlyToken ? `read-only token: ${options.readonlyToken}\n` : '') +
+    (options.redis === undefined ? `${persistenceLine(options.persistence)}\n` : '') +
     `try: curl -H "Authorization: Bearer ${options.token}" ${url}/set/a/1\n`
   )
+}
+
+/** The banner's word on durability: where the data goes and when. */
+function persistenceLine(persistence: PersistenceOptions | undefined): string {
+  if (persistence === undefined) return 'data: in memory only (--no-persistence): nothing is written to disk'
+  const when = persistence.save === '' ? 'no save points: written by SAVE and BGSAVE only' : `save points "${persistence.save}", and on shutdown`
+  return `data: ${join(persistence.dir, persistence.dbfilename ?? 'dump.rdb')} (${when})`
 }
 
 async function main(): Promise<void> {
@@ -224,8 +287,8 @@ async function main(): Promise<void> {
       createGateway({ executor, token: options.token, readonlyToken: options.readonlyToken, ...options.gatewayLimits }),
     )
   } catch (error) {
-    if (!(error instanceof ListenError)) throw error
-    process.stderr.write(`restis: ${error.message}\n`)
+    // A port taken, or a data directory or file that cannot be used.
+    process.stderr.write(`restis: ${(error as Error).message}\n`)
     process.exit(1)
   }
   let stopping = false
@@ -233,7 +296,18 @@ async function main(): Promise<void> {
     if (stopping) return
     stopping = true
     process.stdout.write(`restis: ${signal}, shutting down\n`)
-    void served.close().then(() => process.exit(0))
+    void served.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        process.stderr.write(`restis: the data could not be saved on shutdown: ${(error as Error).message}\n`)
+        process.exit(1)
+      },
+    )
+  }
+  onShutdown = () => {
+    // The engine saved already (SHUTDOWN's own save); the executor is closed.
+    process.stdout.write('restis: SHUTDOWN, exiting\n')
+    process.exit(0)
   }
   // Handlers first, banner second: whoever reads the banner may signal at once.
   process.on('SIGINT', () => stop('SIGINT'))

@@ -5,7 +5,9 @@
 
 import { spawn, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
-import { readFileSync, readdirSync, readlinkSync } from 'node:fs'
+import { mkdtempSync, readFileSync, readdirSync, readlinkSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { Agent, request } from 'node:http'
 
 export const ROOT = new URL('../..', import.meta.url).pathname
@@ -39,11 +41,15 @@ export const CLEAN_ENV: Readonly<Record<string, string>> = {
 
 /** Starts `node --import tsx --import ./scripts/text-import.mjs src/cli.ts --port 0 …args` with the variables it reads unset. */
 export function startCli(args: string[], env: Record<string, string> = {}): Cli {
+  // The in-memory engine is durable by default: each CLI gets a data home of its own, removed
+  // when it exits, so runs never share (or leave) a dump.rdb.
+  const dataHome = mkdtempSync(join(tmpdir(), 'restis-cli-data-'))
   const child = spawn(process.execPath, ['--import', 'tsx', '--import', './scripts/text-import.mjs', 'src/cli.ts', '--port', '0', ...args], {
     cwd: ROOT,
-    env: { ...process.env, ...CLEAN_ENV, ...env },
+    env: { ...process.env, ...CLEAN_ENV, XDG_DATA_HOME: dataHome, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
+  child.once('exit', () => rmSync(dataHome, { recursive: true, force: true }))
   let output = ''
   let errors = ''
   const ready = new Promise<Banner>((resolve, reject) => {

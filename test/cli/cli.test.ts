@@ -1,14 +1,20 @@
 import { describe, expect, test } from 'vitest'
 import { spawn, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 
 /** Starts the CLI from source and resolves with its printed URL and token once it listens. */
 function startCli(args: string[], env: Record<string, string> = {}) {
+  // Durable by default: a data home of its own, removed on exit.
+  const dataHome = mkdtempSync(join(tmpdir(), 'restis-cli-data-'))
   const child = spawn(process.execPath, ['--import', 'tsx', '--import', './scripts/text-import.mjs', 'src/cli.ts', '--port', '0', ...args], {
     cwd: new URL('../..', import.meta.url).pathname,
-    env: { ...process.env, SERVICE_REST_TOKEN: '', SERVICE_REST_READONLY_TOKEN: '', UPSTASH_REDIS_REST_TOKEN: '', REDIS_URL: '', ...env },
+    env: { ...process.env, SERVICE_REST_TOKEN: '', SERVICE_REST_READONLY_TOKEN: '', UPSTASH_REDIS_REST_TOKEN: '', REDIS_URL: '', XDG_DATA_HOME: dataHome, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
+  child.once('exit', () => rmSync(dataHome, { recursive: true, force: true }))
   let output = ''
   const ready = new Promise<{ url: string; token: string }>((resolve, reject) => {
     child.stdout!.on('data', (chunk: Buffer) => {

@@ -6,10 +6,11 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { spawn, spawnSync } from 'node:child_process'
 import { once } from 'node:events'
-import { readFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { request as httpsRequest } from 'node:https'
 import net from 'node:net'
 import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { startRedisServer, redisServerSkipReason, liveSuiteName, type RedisServer } from '../support/redis-server.js'
 import { makeCertificate, opensslSkipReason, type TestCertificate } from '../support/tls-cert.js'
 import { RawClient, show } from '../executor/socket/support.js'
@@ -47,7 +48,11 @@ function run(tool: string, args: readonly string[], env: Record<string, string> 
 }
 
 /** `restis …args` from source, to its exit. */
-const restis = (args: string[], env: Record<string, string> = {}) => run(process.execPath, ['--import', 'tsx', '--import', './scripts/text-import.mjs', 'src/cli.ts', ...args], env)
+const restis = (args: string[], env: Record<string, string> = {}) =>
+  run(process.execPath, ['--import', 'tsx', '--import', './scripts/text-import.mjs', 'src/cli.ts', ...args], { XDG_DATA_HOME: cliDataHome, ...env })
+/** The in-memory engine is durable by default: these runs keep their data home out of $HOME. */
+const cliDataHome = mkdtempSync(join(tmpdir(), 'restis-security-data-'))
+afterAll(() => rmSync(cliDataHome, { recursive: true, force: true }))
 const redisCli = (port: number, ...args: string[]) => run('redis-cli', ['-p', String(port), '--no-auth-warning', ...args])
 
 async function connect(port: number): Promise<RawClient> {

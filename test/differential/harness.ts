@@ -206,7 +206,7 @@ export async function runSequence(
  * Declares one vitest test per case, in a {@link describeDifferential} suite; `run` compares a
  * case's replies (default {@link runSequence}).
  */
-export function runDifferential(title: string, cases: readonly DiffCase[], run: typeof runSequence = runSequence): void {
+export function runDifferential(title: string, cases: readonly DiffCase[], run: typeof runSequence = runSequence, options?: DifferentialOptions): void {
   describeDifferential(title, (live) => {
     for (const entry of cases) {
       test(entry.name, async () => {
@@ -214,5 +214,5 @@ export function runDifferential(title: string, cases: readonly DiffCase[], run: 
         expect(difference, difference ?? '').toBeNull()
       })
     }
-  })
+  }, options)
 }

@@ -1,4 +1,7 @@
-import { expect, test } from 'vitest'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, expect, test } from 'vitest'
 import type { Executor } from '../../src/executor/executor.js'
 import { ReplyError, type Reply } from '../../src/reply.js'
 import { commandCalls, describeDifferential, runDifferential, showReply } from './harness.js'
@@ -9,7 +12,11 @@ import { connectionCases } from './server.connection.cases.js'
 
 runDifferential('server: DBSIZE FLUSHDB FLUSHALL SWAPDB MOVE', databaseCases)
 runDifferential('server: INFO', infoCases)
-runDifferential('server: CONFIG', configCases)
+// With a data directory (and Redis's test server's `save ""`): an engine without one refuses
+// save points it could never honour.
+const configDir = mkdtempSync(join(tmpdir(), 'restis-config-diff-'))
+afterAll(() => rmSync(configDir, { recursive: true, force: true }))
+runDifferential('server: CONFIG', configCases, undefined, { memory: { persistence: { dir: configDir, save: '' } } })
 runDifferential('server: COMMAND', commandCases)
 runDifferential('server: TIME LASTSAVE ROLE SLOWLOG MEMORY DEBUG', miscCases)
 runDifferential('connection', connectionCases)

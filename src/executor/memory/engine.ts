@@ -11,6 +11,9 @@ import { PubSub } from './pubsub.js'
 import { Acl } from './acl.js'
 import { mayChangeConnectionState } from '../connection-state.js'
 import { DEFAULT_MAX_REPLY_BYTES, DEFAULT_MAX_REPLY_ELEMENTS, UNCHARGED_STRING_BYTES, chargeReply, requestBudget, tooManyElements } from './reply-budget.js'
+import { commandKeys } from '../../commands/lookup.js'
+import type { Snapshot } from './persistence/snapshot.js'
+import { MISCONF, RdbPersistence, type PersistenceOptions } from './persistence/rdb-persistence.js'
 
 /** Options of the in-memory engine. @public */
 export interface EngineOptions {
@@ -38,6 +41,16 @@ export interface EngineOptions {
    * Default 512 MiB, Redis's `proto-max-bulk-len`.
    */
   readonly maxReplyBytes?: number
+  /**
+   * Where and how the engine keeps its data (`persistence/`); without it nothing touches the
+   * disk and SAVE, BGSAVE and save points are refused.
+   */
+  readonly persistence?: PersistenceOptions
+  /**
+   * What SHUTDOWN stops once its save succeeded (the executor closes, the CLI exits). Without it
+   * SHUTDOWN is refused: an embedded engine has nothing to stop.
+   */
+  readonly onShutdown?: () => void
 }
 
 /** A command that passed the queue-time checks: its handler and full name. */
@@ -116,6 +129,22 @@ export class Engine {
   readonly maxReplyElements: number
   /** {@link EngineOptions.maxReplyBytes}. */
   readonly maxReplyBytes: number
+  /**
+   * Snapshots being written (`persistence/snapshot.ts`): each sees every key change first, via
+   * {@link Engine.beforeKeyChange}. Empty almost always, which is all the hot path looks at.
+   */
+  readonly snapshots = new Set<Snapshot>()
+  /** RDB files, save points and BGSAVE; undefined without {@link EngineOptions.persistence}. */
+  readonly rdb: RdbPersistence | undefined
+  /**
+   * True while the last save failed: only then does a write look at stop-writes-on-bgsave-error
+   * (the MISCONF refusal), so the hot path pays one field read.
+   */
+  diskErrorPossible = false
+  /** Set during MULTI/EXEC blocks: BGSAVE there is scheduled, as Redis's `server.in_exec` does. */
+  inTransaction = false
+  /** {@link EngineOptions.onShutdown}. */
+  readonly onShutdown: (() => void) | undefined
   private readonly monitors = new Set<(line: string) => void>()
   /**
    * Commands without subcommands by the first word as sent (`GET`, `get`): one Map lookup
@@ -132,6 +161,7 @@ export class Engine {
     this.scriptTimeLimit = options.scriptTimeLimit ?? 5000
     this.maxReplyElements = positiveLimit(options.maxReplyElements, DEFAULT_MAX_REPLY_ELEMENTS, 'maxReplyElements')
     this.maxReplyBytes = positiveLimit(options.maxReplyBytes, DEFAULT_MAX_REPLY_BYTES, 'maxReplyBytes')
+    this.onShutdown = options.onShutdown
     this.config = defaultConfig(count)
     this.stats = {
       commandsProcessed: 0,
@@ -142,6 +172,15 @@ export class Engine {
       commands: new Map(),
       changesSinceSave: 0,
     }
+    if (options.persistence !== undefined) {
+      this.rdb = new RdbPersistence(this, options.persistence)
+      try {
+        this.rdb.loadAtStart()
+      } catch (error) {
+        this.rdb.close()
+        throw error
+      }
+    } else this.config.set('save', '')
     const interval = options.activeExpiryInterval ?? 100
     if (interval > 0) {
       this.expiryTimer = setInterval(() => this.expireDue(), interval)
@@ -215,11 +254,13 @@ export class Engine {
     // The block's replies share one budget, unless the caller's request already has one.
     const ownBudget = session.replyBudget === undefined
     if (ownBudget) session.replyBudget = requestBudget(this)
+    this.inTransaction = true
     let replies: Out[]
     try {
       replies = resolved.map((entry, i) => this.run(session, commands[i], entry, now))
     } finally {
       if (ownBudget) session.replyBudget = undefined
+      this.inTransaction = false
     }
     this.feedMonitors(session, EXEC_ARGV)
     this.countControl('exec', false)
@@ -259,6 +300,11 @@ export class Engine {
   }
 
   private run(session: Session, argv: readonly string[], resolved: Resolved, now: number): Out {
+    if (this.diskErrorPossible && (resolved.write || resolved.name === 'ping') && this.rdb?.refusesWrites) {
+      // Redis refuses PING too, so that a health check notices the disk.
+      return this.reject(argv, MISCONF, resolved.name)
+    }
+    if (resolved.write && this.snapshots.size !== 0) this.beforeWrite(session, argv, resolved)
     const ctx = new Invocation(this, session, this.databases[session.db], resolved.name, now)
     // Where MONITOR shows this command: EVAL and FCALL before their script's commands, admin never.
     const monitorAt = this.monitors.size === 0 ? 'never' : monitorTiming(resolved.info)
@@ -300,6 +346,39 @@ export class Engine {
     }
     if (Array.isArray(reply) && reply.length > this.maxReplyElements) return tooManyElements(this)
     return reply
+  }
+
+  /**
+   * Lets every running snapshot write the keys a write command may change before it changes them.
+   * The keys come from the command table's key specs (more than the command changes is harmless);
+   * MOVE and COPY reach into another database, so their keys are offered in every database; what
+   * changes whole databases completes the snapshots first.
+   */
+  private beforeWrite(session: Session, argv: readonly string[], resolved: Resolved): void {
+    switch (resolved.name) {
+      case 'flushdb':
+      case 'flushall':
+      case 'swapdb':
+        return this.beforeKeyspaceChange()
+      case 'move':
+      case 'copy':
+        for (const db of this.databases) this.beforeKeyChange(db, argv[resolved.name === 'move' ? 1 : 2])
+    }
+    const db = this.databases[session.db]
+    for (const position of commandKeys(argv, resolved.info)) this.beforeKeyChange(db, argv[position])
+  }
+
+  /**
+   * Called before anything changes `key` of `db` while snapshots run. Commands get it from the
+   * engine; code that changes keys outside commands (eviction) calls it itself.
+   */
+  beforeKeyChange(db: Database, key: string): void {
+    for (const snapshot of this.snapshots) snapshot.beforeKeyChange(db, key)
+  }
+
+  /** Called before a change no key names (FLUSHALL, SWAPDB): running snapshots complete first. */
+  beforeKeyspaceChange(): void {
+    for (const snapshot of [...this.snapshots]) snapshot.completeNow()
   }
 
   /** The counters of one command, created on first use. */
@@ -367,6 +446,7 @@ export class Engine {
 
   /** Stops the active expiry cycle. */
   close(): void {
+    this.rdb?.close()
     if (this.expiryTimer !== undefined) clearInterval(this.expiryTimer)
     this.monitors.clear()
     this.pubsub.close()

@@ -22,8 +22,12 @@ export class MemoryExecutor implements Executor {
   /** Settles the promise of each running monitor() when the executor closes. */
   private readonly openMonitors = new Set<(error?: unknown) => void>()
 
+  /**
+   * With `persistence`, the data directory's file is loaded before this returns (a file that does
+   * not load throws). SHUTDOWN closes the executor, then calls `onShutdown` when given.
+   */
   constructor(options: MemoryExecutorOptions = {}) {
-    this.engine = new Engine(options)
+    this.engine = new Engine({ ...options, onShutdown: () => this.shutDown(options.onShutdown) })
   }
 
   /** {@inheritDoc Executor.exec} */
@@ -140,12 +144,31 @@ export class MemoryExecutor implements Executor {
     })
   }
 
-  /** {@inheritDoc Executor.close} */
-  close(): Promise<void> {
+  /**
+   * Closes the executor. With persistence, a running BGSAVE is waited for, then the keyspace is
+   * saved when save points are configured (as Redis does on shutdown); a failed save rejects.
+   */
+  async close(): Promise<void> {
+    if (!this.closed && this.engine.rdb !== undefined) {
+      this.closed = true
+      const failed = await this.engine.rdb.shutdown('default')
+      this.stop()
+      if (failed !== undefined) throw failed
+      return
+    }
+    this.stop()
+  }
+
+  /** SHUTDOWN (the engine saved already): closes without saving again, then tells the owner. */
+  private shutDown(then: (() => void) | undefined): void {
+    this.stop()
+    then?.()
+  }
+
+  private stop(): void {
     this.closed = true
     for (const finish of [...this.openMonitors]) finish(new BackendUnavailableError('executor closed'))
     this.engine.close()
-    return Promise.resolve()
   }
 
   /**

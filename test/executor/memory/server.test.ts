@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { afterEach, describe, expect, test } from 'vitest'
 import { allCommands } from '../../../src/commands/lookup.js'
 import { stringMatch as globMatch } from '../../../src/executor/memory/lib/glob.js'
@@ -126,22 +129,39 @@ describe('time and persistence figures', () => {
     expect(run('TIME')).toEqual(['1700000001', '234500'])
   })
 
-  test('LASTSAVE is the start time until SAVE or BGSAVE runs; the change counter resets', () => {
-    const { run, advance, info } = setup()
-    expect(run('LASTSAVE')).toBe(1_700_000_000)
-    run('SET', 'a', '1')
-    run('SET', 'b', '1')
-    run('GET', 'a')
-    run('INCR', 'b')
-    expect(info('persistence').get('rdb_changes_since_last_save')).toBe('3')
-    advance(10_000)
-    expect(run('SAVE')).toBe('OK')
-    expect(run('LASTSAVE')).toBe(1_700_000_010)
-    expect(info('persistence').get('rdb_changes_since_last_save')).toBe('0')
-    advance(5_000)
-    expect(run('BGSAVE')).toBe('Background saving started')
-    expect(run('LASTSAVE')).toBe(1_700_000_015)
-    expect(run('BGREWRITEAOF')).toBe('Background append only file rewriting started')
+  test('LASTSAVE is the start time until SAVE or BGSAVE runs; the change counter resets', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'restis-lastsave-'))
+    try {
+      const { run, advance, info, engine } = setup({ persistence: { dir, save: '' } })
+      expect(run('LASTSAVE')).toBe(1_700_000_000)
+      run('SET', 'a', '1')
+      run('SET', 'b', '1')
+      run('GET', 'a')
+      run('INCR', 'b')
+      expect(info('persistence').get('rdb_changes_since_last_save')).toBe('3')
+      advance(10_000)
+      expect(run('SAVE')).toBe('OK')
+      expect(run('LASTSAVE')).toBe(1_700_000_010)
+      expect(info('persistence').get('rdb_changes_since_last_save')).toBe('0')
+      advance(5_000)
+      expect(run('BGSAVE')).toBe('Background saving started')
+      await engine.rdb!.whenIdle()
+      expect(run('LASTSAVE')).toBe(1_700_000_015)
+      expect(run('BGREWRITEAOF')).toBe('Background append only file rewriting started')
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
+  test('without a data directory SAVE and BGSAVE refuse, and save points cannot be set', () => {
+    const { run, engine } = setup()
+    const refusal = { error: expect.stringMatching(/^ERR persistence is off/) }
+    expect(run('SAVE')).toEqual(refusal)
+    expect(run('BGSAVE')).toEqual(refusal)
+    expect(run('BGSAVE', 'x')).toEqual({ error: 'ERR syntax error' })
+    expect(engine.config.get('save')).toBe('')
+    expect(run('CONFIG', 'SET', 'save', '60 1')).toEqual({ error: expect.stringMatching(/argument 'save'\) - persistence is off/) })
+    expect(run('CONFIG', 'SET', 'save', '')).toBe('OK')
   })
 })
 
@@ -232,7 +252,7 @@ describe('CONFIG values reach engine.config', () => {
     expect(engine.config.get('hash-max-listpack-entries')).toBe('512')
     expect(engine.config.get('set-max-intset-entries')).toBe('512')
     expect(engine.config.get('maxmemory-policy')).toBe('noeviction')
-    expect(engine.config.get('save')).toBe('3600 1 300 100 60 10000')
+    expect(engine.config.get('save')).toBe('')
     run('CONFIG', 'SET', 'hash-max-ziplist-entries', '64', 'notify-keyspace-events', 'KEA')
     expect(engine.config.get('hash-max-listpack-entries')).toBe('64')
     expect(engine.config.has('hash-max-ziplist-entries')).toBe(false)

@@ -68,11 +68,15 @@ function configSet(ctx: CommandContext, argv: readonly string[]): Out {
     const current = updates.get(parameter.name) ?? ctx.engine.config.get(parameter.name) ?? parameter.defaultValue
     const parsed = parameter.parse(value, current)
     if (parsed instanceof InvalidValue) return setFailed(name, parsed.reason)
+    if (parameter.name === 'save' && parsed !== '' && ctx.engine.rdb === undefined) return setFailed(name, SAVE_WITHOUT_DIRECTORY)
     updates.set(parameter.name, parsed)
   }
   for (const [name, value] of updates) ctx.engine.config.set(name, value)
   return OK
 }
+
+/** Save points on an engine without a data directory would be accepted and never honoured. */
+const SAVE_WITHOUT_DIRECTORY = 'persistence is off (no data directory): save points cannot take effect'
 
 function setFailed(name: string, reason: string): ReplyError {
   return new ReplyError(`ERR CONFIG SET failed (possibly related to argument '${name}') - ${reason}`)

@@ -1,7 +1,7 @@
 /**
  * INFO [section ...]: Redis 7.0's sections, names, `# Section` headers and CRLF lines. Figures
  * come from the engine where it has them (keys, expiries, commands, errors, connections, uptime,
- * config); memory is an estimate (`memory-estimate.ts`); replication, persistence and the other
+ * config, RDB saves); memory is an estimate (`memory-estimate.ts`); replication and the other
  * figures of machinery this engine does not have are those of an idle standalone master.
  */
 import type { Engine } from '../../engine.js'
@@ -149,7 +149,9 @@ function memorySection(engine: Engine): Lines {
 }
 
 function persistenceSection(engine: Engine): Lines {
+  const rdb = engine.rdb
   return [
+    // Files are loaded in the constructor, before any command can ask.
     ['loading', 0],
     ['async_loading', 0],
     ['current_cow_peak', 0],
@@ -159,15 +161,15 @@ function persistenceSection(engine: Engine): Lines {
     ['current_save_keys_processed', 0],
     ['current_save_keys_total', 0],
     ['rdb_changes_since_last_save', engine.stats.changesSinceSave],
-    ['rdb_bgsave_in_progress', 0],
-    ['rdb_last_save_time', serverState(engine).lastSave],
-    ['rdb_last_bgsave_status', 'ok'],
-    ['rdb_last_bgsave_time_sec', -1],
-    ['rdb_current_bgsave_time_sec', -1],
-    ['rdb_saves', 0],
+    ['rdb_bgsave_in_progress', rdb?.bgsaveInProgress ? 1 : 0],
+    ['rdb_last_save_time', rdb?.lastSave ?? serverState(engine).lastSave],
+    ['rdb_last_bgsave_status', rdb?.lastStatus ?? 'ok'],
+    ['rdb_last_bgsave_time_sec', rdb?.lastBgsaveSeconds ?? -1],
+    ['rdb_current_bgsave_time_sec', rdb?.currentBgsaveSeconds ?? -1],
+    ['rdb_saves', rdb?.saves ?? 0],
     ['rdb_last_cow_size', 0],
-    ['rdb_last_load_keys_expired', 0],
-    ['rdb_last_load_keys_loaded', 0],
+    ['rdb_last_load_keys_expired', rdb?.keysExpiredAtLoad ?? 0],
+    ['rdb_last_load_keys_loaded', rdb?.keysLoaded ?? 0],
     ['aof_enabled', engine.config.get('appendonly') === 'yes' ? 1 : 0],
     ['aof_rewrite_in_progress', 0],
     ['aof_rewrite_scheduled', 0],

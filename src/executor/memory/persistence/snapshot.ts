@@ -1,0 +1,282 @@
+/**
+ * Point-in-time snapshots of the keyspace without `fork()`: the RDB image of every database as it
+ * was when the snapshot started, written in slices between event-loop turns while commands keep
+ * running.
+ *
+ * Copy-on-write at key granularity: the engine calls {@link Snapshot.beforeKeyChange} before any
+ * command may change a key; a key the snapshot has not written yet is serialized there and then,
+ * with the value it held at the start (nothing changed it before, or the hook would have fired
+ * already). Keys created after the start are never written, keys deleted before the slices reach
+ * them were written when they were deleted. What cannot be expressed per key (FLUSHALL, FLUSHDB,
+ * SWAPDB) first completes the snapshot synchronously ({@link Snapshot.completeNow}).
+ *
+ * Expiry needs no hook: active and lazy expiry only remove keys whose deadline has passed, and a
+ * loader drops such keys anyway, so the file loads to the same keyspace whether they are in it
+ * or not.
+ *
+ * Memory: the bytes produced wait only until the consumer pulls them (the output is an async
+ * iterable: a slice runs when the writer asks for the next chunk, so a slow disk slows the
+ * snapshot, not the heap). The snapshot also remembers the keys it has written of the database
+ * it is walking (to never write one twice), one Set entry per key, dropped when it moves on.
+ */
+import type { Engine } from '../engine.js'
+import type { Database, Value } from '../keyspace.js'
+import { scripting } from '../commands/scripting/state.js'
+import { RdbFileWriter, type RdbAux } from './rdb-file.js'
+
+/** Consumes the snapshot's bytes (a file writer): resolves once they are all stored. */
+export type SnapshotSink = (chunks: AsyncIterable<Buffer>) => Promise<void>
+
+/** Tuning of a snapshot's slices; the defaults keep each slice near 2 ms. */
+export interface SnapshotOptions {
+  /** Longest a slice runs, in ms, before the snapshot yields to the event loop. Default 2. */
+  readonly sliceBudgetMs?: number
+  /** A slice ends once it produced this many bytes, so chunks stay small. Default 1 MiB. */
+  readonly chunkBytes?: number
+  /** Header auxiliary fields (`aofBase` for an AOF rewrite); `ctime` defaults to the start. */
+  readonly aux?: RdbAux
+}
+
+/** A running snapshot, as {@link startSnapshot} returns it. */
+export interface SnapshotHandle {
+  /** Milliseconds since the epoch when the snapshot was taken. */
+  readonly startedAt: number
+  /** Settles when the sink has stored every byte (or failed). */
+  readonly done: Promise<void>
+  /** True once every key is serialized (the sink may still be writing). */
+  readonly serialized: boolean
+  /** Serializes every key not written yet, now; used before whole-keyspace changes. */
+  completeNow(): void
+  /** Makes the sink fail at its next pull, so the file being written is discarded (SHUTDOWN). */
+  abort(): void
+}
+
+/** The error a sink sees when the snapshot it writes was aborted. */
+export class SnapshotAborted extends Error {
+  override readonly name = 'SnapshotAborted'
+  constructor() {
+    super('snapshot aborted')
+  }
+}
+
+const monotonic: { now(): number } = globalThis.performance ?? Date
+
+/** How many entries a slice writes between two looks at the clock. */
+const ENTRIES_PER_CLOCK_READ = 64
+
+
+/** Keys per Set of {@link DatabaseWalk.visited}: growing one Set to millions would stall on its rehash. */
+const VISITED_CHUNK = 1 << 16
+
+/** Per database: where the walk stands and which keys are settled. */
+class DatabaseWalk {
+  /** Keys the hook saw: written before their change, written by the walk already, or absent at the start. */
+  early: Set<string> | undefined = new Set()
+  /**
+   * Keys the walk wrote, in Sets of {@link VISITED_CHUNK}: a rehash of one huge Set would block
+   * the event loop for tens of ms; only the hook looks here, once per key it sees first.
+   */
+  visited: Set<string>[] | undefined = [new Set()]
+  iterator: Iterator<[string, Value]> | undefined
+  /** All keys written: hooks on this database no longer matter. */
+  finished: boolean
+
+  constructor(
+    readonly db: Database,
+    readonly index: number,
+    readonly keys: number,
+    readonly expires: number,
+  ) {
+    this.finished = keys === 0
+    if (this.finished) this.release()
+  }
+
+  wasVisited(key: string): boolean {
+    for (const chunk of this.visited!) if (chunk.has(key)) return true
+    return false
+  }
+
+  markVisited(key: string): void {
+    const visited = this.visited!
+    let last = visited[visited.length - 1]
+    if (last.size >= VISITED_CHUNK) visited.push((last = new Set()))
+    last.add(key)
+  }
+
+  release(): void {
+    this.early = undefined
+    this.visited = undefined
+    this.iterator = undefined
+  }
+}
+
+/** The engine side of a snapshot: the object {@link Engine.beforeKeyChange} talks to. */
+export class Snapshot implements SnapshotHandle {
+  readonly startedAt: number
+  done!: Promise<void>
+  private readonly writer = new RdbFileWriter()
+  private readonly walks: DatabaseWalk[]
+  private readonly byDatabase = new Map<Database, DatabaseWalk>()
+  private current = 0
+  /** Database the last SELECTDB in the output named. */
+  private selected = -1
+  private pending: Buffer[] = []
+  private pendingBytes = 0
+  private footerWritten = false
+  private aborted = false
+  /** A key the hook could not serialize: the save fails at the next pull, the command runs on. */
+  private failure: Error | undefined
+  private readonly sliceBudgetMs: number
+  private readonly chunkBytes: number
+
+  constructor(
+    private readonly engine: Engine,
+    options: SnapshotOptions = {},
+  ) {
+    this.startedAt = engine.clock()
+    this.sliceBudgetMs = options.sliceBudgetMs ?? 2
+    this.chunkBytes = options.chunkBytes ?? 1 << 20
+    this.walks = engine.databases.map((db, index) => new DatabaseWalk(db, index, db.size, db.expires.size))
+    for (const walk of this.walks) if (!walk.finished) this.byDatabase.set(walk.db, walk)
+    this.push(this.writer.header({ ctime: Math.floor(this.startedAt / 1000), ...options.aux }))
+    // Libraries are few and small: written whole at the start, before FUNCTION can change them.
+    for (const library of scripting(engine).libraries.values()) this.push(this.writer.functionLibrary(library.code))
+  }
+
+  get serialized(): boolean {
+    return this.footerWritten
+  }
+
+  /** Called before a command may change `key` of `db`: writes the start value first if still due. */
+  beforeKeyChange(db: Database, key: string): void {
+    const walk = this.byDatabase.get(db)
+    if (walk === undefined || walk.finished) return
+    const early = walk.early!
+    if (early.has(key)) return
+    // Settled from now on even when the walk wrote it already: deleted and created again, the
+    // key moves to the end of the Map, where the walk must not write it a second time.
+    early.add(key)
+    if (walk.wasVisited(key)) return
+    const value = db.data.get(key)
+    if (value === undefined) return
+    try {
+      this.writeEntry(walk, key, value)
+    } catch (error) {
+      // Never into the command that is about to run: the snapshot fails instead.
+      this.failure = error instanceof Error ? error : new Error(String(error))
+      this.stop()
+    }
+  }
+
+  completeNow(): void {
+    try {
+      while (!this.footerWritten && this.failure === undefined) this.step(Infinity)
+    } catch (error) {
+      this.failure = error instanceof Error ? error : new Error(String(error))
+      this.stop()
+    }
+  }
+
+  /** The file's bytes, a slice per pull, yielding to the event loop between slices. */
+  async *chunks(): AsyncGenerator<Buffer> {
+    try {
+      while (!this.footerWritten) {
+        this.step(this.sliceBudgetMs)
+        if (this.pendingBytes > 0) yield this.take()
+        await nextTurn()
+        if (this.aborted) throw new SnapshotAborted()
+        if (this.failure !== undefined) throw this.failure
+      }
+      if (this.failure !== undefined) throw this.failure
+      if (this.pendingBytes > 0) yield this.take()
+      // Checked last, once every byte is written: an aborted snapshot never replaces the file.
+      if (this.aborted) throw new SnapshotAborted()
+    } finally {
+      this.stop()
+    }
+  }
+
+  /** Makes the sink fail at its next pull, so the file being written is discarded (SHUTDOWN). */
+  abort(): void {
+    this.aborted = true
+    this.stop()
+  }
+
+  /** Detaches from the engine: later changes are not the snapshot's business. */
+  stop(): void {
+    this.engine.snapshots.delete(this)
+    this.byDatabase.clear()
+  }
+
+  /** Writes entries until the budget (ms) is spent or a chunk's worth of bytes is ready. */
+  private step(budgetMs: number): void {
+    const deadline = budgetMs === Infinity ? Infinity : monotonic.now() + budgetMs
+    while (this.current < this.walks.length) {
+      const walk = this.walks[this.current]
+      if (!walk.finished && !this.walkSome(walk, deadline)) return
+      this.current++
+    }
+    if (!this.footerWritten) {
+      this.push(this.writer.footer())
+      this.footerWritten = true
+      this.stop()
+    }
+  }
+
+  /** Continues the walk of one database; true once it is finished. */
+  private walkSome(walk: DatabaseWalk, deadline: number): boolean {
+    const iterator = (walk.iterator ??= walk.db.data.entries())
+    const early = walk.early!
+    let count = 0
+    for (;;) {
+      const next = iterator.next()
+      if (next.done) break
+      const [key, value] = next.value
+      if (early.has(key)) continue
+      walk.markVisited(key)
+      this.writeEntry(walk, key, value)
+      if (++count % ENTRIES_PER_CLOCK_READ === 0 && (this.pendingBytes >= this.chunkBytes || monotonic.now() >= deadline)) return false
+    }
+    walk.finished = true
+    walk.release()
+    this.byDatabase.delete(walk.db)
+    return true
+  }
+
+  private writeEntry(walk: DatabaseWalk, key: string, value: Value): void {
+    if (this.selected !== walk.index) {
+      this.push(this.writer.selectDb(walk.index, walk.keys, walk.expires))
+      this.selected = walk.index
+    }
+    this.push(this.writer.entry(key, value, walk.db.getExpire(key)))
+  }
+
+  private push(bytes: Buffer): void {
+    this.pending.push(bytes)
+    this.pendingBytes += bytes.length
+  }
+
+  private take(): Buffer {
+    const chunk = this.pending.length === 1 ? this.pending[0] : Buffer.concat(this.pending, this.pendingBytes)
+    this.pending = []
+    this.pendingBytes = 0
+    return chunk
+  }
+
+}
+
+function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve))
+}
+
+/**
+ * Takes a point-in-time snapshot of `engine` and hands its bytes to `sink` (BGSAVE writes them to
+ * the RDB file, the AOF rewrite to its base file). The keyspace is the one of this call; commands
+ * run meanwhile.
+ */
+export function startSnapshot(engine: Engine, sink: SnapshotSink, options?: SnapshotOptions): SnapshotHandle {
+  const snapshot = new Snapshot(engine, options)
+  engine.snapshots.add(snapshot)
+  snapshot.done = sink(snapshot.chunks()).finally(() => snapshot.stop())
+  return snapshot
+}
