@@ -5,9 +5,32 @@ import type { Out, Session } from './command.js'
 import { Engine, type EngineOptions } from './engine.js'
 import { toPubSubEvent, type PubSubReply } from './pubsub.js'
 import { asBuffer } from '../../resp/protocol.js'
+import { AofControl } from './persistence/aof-control.js'
+
+/**
+ * Where and how the engine keeps its data on disk. Without it nothing touches the disk.
+ * @public
+ */
+export interface PersistenceOptions {
+  /** The data directory (Redis's `dir`); the AOF lives in `<dir>/<appenddirname>/`. */
+  readonly dir: string
+  /** Log every write to the append-only file, and load it at start when it exists. Default false. */
+  readonly appendonly?: boolean
+  /** When the AOF reaches the disk: `always` (before the reply), `everysec` (default), `no` (the OS decides). */
+  readonly appendfsync?: 'always' | 'everysec' | 'no'
+  /** Base name of the AOF files and manifest. Default `appendonly.aof`. */
+  readonly appendfilename?: string
+  /** Folder of the AOF files inside `dir`. Default `appendonlydir`. */
+  readonly appenddirname?: string
+  /** Notices of loading and rewriting (a cut AOF tail, a failed write …). Default: none. */
+  readonly log?: (line: string) => void
+}
 
 /** Options of {@link MemoryExecutor}. @public */
-export type MemoryExecutorOptions = EngineOptions
+export interface MemoryExecutorOptions extends EngineOptions {
+  /** Keep the data on disk (see {@link PersistenceOptions}); without it the engine is purely in memory. */
+  readonly persistence?: PersistenceOptions
+}
 
 /**
  * The embedded executor: a Redis-compatible engine in this process. Calls complete
@@ -21,16 +44,45 @@ export class MemoryExecutor implements Executor {
   /** Settles the promise of each running monitor() when the executor closes. */
   private readonly openMonitors = new Set<(error?: unknown) => void>()
 
+  /** The AOF's controls when the executor has a data directory. */
+  private readonly aofControl: AofControl | undefined
+
+  /**
+   * With `persistence.appendonly`, the AOF in `persistence.dir` is loaded before this returns
+   * (synchronously; a corrupt AOF throws an error naming the file and offset).
+   */
   constructor(options: MemoryExecutorOptions = {}) {
     this.engine = new Engine(options)
+    if (options.persistence !== undefined) {
+      try {
+        this.aofControl = new AofControl(this.engine, options.persistence)
+      } catch (error) {
+        this.engine.close()
+        throw error
+      }
+    }
   }
 
   exec(command: Command, context?: CallContext): Promise<Reply> {
     if (this.closed) return CLOSED()
-    return Promise.resolve(this.run(command, context))
+    return this.whenDurable(this.run(command, context), (error) => error)
   }
 
-  /** Runs one command synchronously (the engine never waits); throws once the executor is closed. */
+  /**
+   * Under `appendfsync always` a reply is released once the writes logged so far are on disk
+   * (one fsync serves every command of the turn); when they could not be written, the reply is
+   * the MISCONF error instead. Otherwise at once.
+   */
+  private whenDurable<T>(value: T, failed: (error: ReplyError) => T): Promise<T> {
+    const wait = this.aofControl?.aof?.durable()
+    if (wait === undefined) return Promise.resolve(value)
+    return wait.then((error) => (error === undefined ? value : failed(error)))
+  }
+
+  /**
+   * Runs one command synchronously (the engine never waits); throws once the executor is closed.
+   * Under `appendfsync always` the reply does not wait for the disk: use {@link MemoryExecutor.exec}.
+   */
   execSync(command: Command, context?: CallContext): Reply {
     if (this.closed) throw new BackendUnavailableError('executor closed')
     return this.run(command, context)
@@ -39,7 +91,8 @@ export class MemoryExecutor implements Executor {
   pipeline(commands: readonly Command[], context?: CallContext): Promise<Reply[]> {
     if (this.closed) return CLOSED()
     const session = this.session(context)
-    return Promise.resolve(commands.map((command) => this.run(command, context, session)))
+    const replies = commands.map((command) => this.run(command, context, session))
+    return this.whenDurable(replies, (error) => replies.map(() => error))
   }
 
   transaction(commands: readonly Command[], context?: CallContext): Promise<Reply[] | ReplyError> {
@@ -49,7 +102,7 @@ export class MemoryExecutor implements Executor {
       if (refusal !== null) return Promise.resolve(refusal)
     }
     const replies = this.engine.transaction(this.session(context), commands.map(toArgv))
-    return Promise.resolve(replies instanceof ReplyError ? replies : replies.map(toReply))
+    return this.whenDurable<Reply[] | ReplyError>(replies instanceof ReplyError ? replies : replies.map(toReply), (error) => error)
   }
 
   /**
@@ -133,6 +186,7 @@ export class MemoryExecutor implements Executor {
 
   close(): Promise<void> {
     this.closed = true
+    this.aofControl?.close()
     for (const finish of [...this.openMonitors]) finish(new BackendUnavailableError('executor closed'))
     this.engine.close()
     return Promise.resolve()

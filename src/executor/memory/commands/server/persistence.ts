@@ -1,9 +1,11 @@
 /**
- * SAVE, BGSAVE, BGREWRITEAOF and LASTSAVE. The engine keeps no files, so a save has nothing to
- * write; the commands succeed with Redis's replies and move LASTSAVE and the change counter as a
- * completed save would, which is what clients polling LASTSAVE after BGSAVE wait for.
+ * SAVE, BGSAVE, BGREWRITEAOF and LASTSAVE. BGREWRITEAOF rewrites the append-only file when the
+ * executor has one. SAVE and BGSAVE keep no files yet (the RDB part of persistence adds them);
+ * they succeed with Redis's replies and move LASTSAVE and the change counter as a completed save
+ * would, which is what clients polling LASTSAVE after BGSAVE wait for.
  */
-import { OK, Status } from '../../../../reply.js'
+import { OK, ReplyError, Status } from '../../../../reply.js'
+import { aofControlOf } from '../../persistence/aof-control.js'
 import type { CommandContext, Out } from '../../command.js'
 import { SYNTAX } from '../../errors.js'
 import { serverState } from './stats.js'
@@ -28,8 +30,17 @@ function bgsave(ctx: CommandContext, argv: readonly string[]): Out {
   return BGSAVE_STARTED
 }
 
-function bgrewriteaof(): Out {
-  return BGREWRITEAOF_STARTED
+const REWRITE_RUNNING = new ReplyError('ERR Background append only file rewriting already in progress')
+const NO_DATA_DIRECTORY = new ReplyError('ERR BGREWRITEAOF needs a data directory: this executor runs without persistence')
+const AOF_OFF = new ReplyError('ERR The AOF is off: CONFIG SET appendonly yes starts it, with a rewrite')
+
+/** BGREWRITEAOF: a new base from the keyspace now, a new increment from here on (`persistence/aof.ts`). */
+function bgrewriteaof(ctx: CommandContext): Out {
+  const control = aofControlOf(ctx.engine)
+  if (control === undefined) return NO_DATA_DIRECTORY
+  const aof = control.aof
+  if (aof === undefined) return AOF_OFF
+  return aof.requestRewrite() ? BGREWRITEAOF_STARTED : REWRITE_RUNNING
 }
 
 /** LASTSAVE: Unix time of the last save; the start time until one ran. */
