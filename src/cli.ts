@@ -16,6 +16,7 @@ import { serveResp, type RespServer } from './adapters/resp-server.js'
 import { createGateway, type Gateway } from './rest/gateway.js'
 import { runPrimary, runWorker, type Listening, type Serving } from './cli-workers.js'
 import { runQueueCli } from './queue/cli.js'
+import { AofError } from './executor/memory/persistence/aof-format.js'
 import { hostPort, listen, ListenError } from './cli-listen.js'
 
 const USAGE = `restis: a Redis-compatible database behind HTTP
@@ -36,6 +37,12 @@ Options:
   --tls-cert <file>      serve HTTPS, and RESP over TLS, with this PEM certificate (chain)
                          (or SERVICE_TLS_CERT); needs --tls-key
   --tls-key <file>       the certificate's PEM private key (or SERVICE_TLS_KEY)
+  --dir <path>           data directory (the append-only file lives in <dir>/appendonlydir)
+  --appendonly yes|no    log every write to the append-only file and load it at start (default no;
+                         needs --dir)
+  --appendfsync <p>      always: a write is acknowledged once it is on disk (one fsync per event-loop
+                         turn for all its writes); everysec (default): fsync once a second, a crash
+                         loses at most about a second of writes; no: the OS decides
   --workers <n|auto>     with --redis: n processes share the ports (auto: one per core; default 1);
                          limits and usage counters are per process. Not with the in-memory
                          engine, whose data lives in one process
@@ -56,6 +63,10 @@ interface CliOptions {
   /** PEM certificate and key, read at startup (workers get the text, not the paths). */
   tls?: { readonly cert: string; readonly key: string }
   workers: number
+  /** The data directory; undefined: purely in memory. */
+  dir?: string
+  appendonly: boolean
+  appendfsync: 'always' | 'everysec' | 'no'
 }
 
 /** `restis <version>`, from the package.json next to src/ and dist/. */
@@ -106,6 +117,9 @@ function readOptions(argv: string[], env: NodeJS.ProcessEnv): CliOptions {
       workers: { type: 'string' },
       'tls-cert': { type: 'string' },
       'tls-key': { type: 'string' },
+      dir: { type: 'string' },
+      appendonly: { type: 'string' },
+      appendfsync: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
       version: { type: 'boolean' },
     },
@@ -135,6 +149,7 @@ function readOptions(argv: string[], env: NodeJS.ProcessEnv): CliOptions {
     )
   }
   if (redis !== undefined) resolveOptions({ url: redis })
+  const persistence = readPersistence(values, redis)
   const given = values.token || fromEnv(env, 'SERVICE_REST_TOKEN') || fromEnv(env, 'UPSTASH_REDIS_REST_TOKEN')
   return {
     port,
@@ -147,7 +162,39 @@ function readOptions(argv: string[], env: NodeJS.ProcessEnv): CliOptions {
     redisFrom: redis === undefined ? undefined : values.redis ? 'flag' : 'REDIS_URL',
     tls: readTls(values['tls-cert'], values['tls-key'], env),
     workers,
+    ...persistence,
   }
+}
+
+/**
+ * --dir, --appendonly, --appendfsync. Each needs the in-memory engine (a real server keeps its own
+ * files), and the AOF needs a directory: a flag that could not take effect is refused.
+ */
+function readPersistence(
+  values: { dir?: string; appendonly?: string; appendfsync?: string },
+  redis: string | undefined,
+): Pick<CliOptions, 'dir' | 'appendonly' | 'appendfsync'> {
+  const given = ['dir', 'appendonly', 'appendfsync'].filter((name) => values[name as keyof typeof values] !== undefined)
+  if (redis !== undefined && given.length > 0) {
+    throw new Error(`--${given[0]} configures the in-memory engine's files; with --redis the server keeps its own (set it there)`)
+  }
+  const appendonly = values.appendonly?.toLowerCase() ?? 'no'
+  if (appendonly !== 'yes' && appendonly !== 'no') throw new Error(`invalid --appendonly: ${values.appendonly} (yes or no)`)
+  const appendfsync = values.appendfsync?.toLowerCase() ?? 'everysec'
+  if (appendfsync !== 'always' && appendfsync !== 'everysec' && appendfsync !== 'no') {
+    throw new Error(`invalid --appendfsync: ${values.appendfsync} (always, everysec or no)`)
+  }
+  if (appendonly === 'yes' && values.dir === undefined) throw new Error('--appendonly yes needs --dir <path>, where the files go')
+  return { dir: values.dir, appendonly: appendonly === 'yes', appendfsync }
+}
+
+/** The in-memory executor with the files the options ask for. */
+function memoryExecutor(options: CliOptions): MemoryExecutor {
+  if (options.dir === undefined) return new MemoryExecutor()
+  const log = (line: string): void => void process.stdout.write(`restis: ${line}\n`)
+  return new MemoryExecutor({
+    persistence: { dir: options.dir, appendonly: options.appendonly, appendfsync: options.appendfsync, log },
+  })
 }
 
 /**
@@ -156,7 +203,7 @@ function readOptions(argv: string[], env: NodeJS.ProcessEnv): CliOptions {
  * A port that cannot be taken rejects with a {@link ListenError}, after closing what was opened.
  */
 async function serve(options: CliOptions, gatewayFor: (executor: Executor) => Gateway): Promise<Serving> {
-  const executor = options.redis !== undefined ? new SocketExecutor({ url: options.redis }) : new MemoryExecutor()
+  const executor = options.redis !== undefined ? new SocketExecutor({ url: options.redis }) : memoryExecutor(options)
   const gateway = gatewayFor(executor)
   const handler = createNodeHandler(gateway)
   const server = options.tls === undefined ? createHttpServer(handler) : createHttpsServer(options.tls, handler)
@@ -201,10 +248,19 @@ function banner(options: CliOptions, at: Listening): string {
   return (
     `restis listening on ${url} (${backend}${workers})\n` +
     (at.respPort !== undefined ? `RESP listening on ${redisScheme}://${hostPort(options.host, at.respPort)}\n` : '') +
+    persistenceLine(options) +
     `token${options.tokenGenerated ? ' (generated)' : ''}: ${options.token}\n` +
     (options.readonlyToken ? `read-only token: ${options.readonlyToken}\n` : '') +
     `try: curl -H "Authorization: Bearer ${options.token}" ${url}/set/a/1\n`
   )
+}
+
+/** Where the data goes, for the banner (the in-memory engine only). */
+function persistenceLine(options: CliOptions): string {
+  if (options.redis !== undefined) return ''
+  if (options.dir === undefined) return 'data: in memory only (no --dir)\n'
+  const aof = options.appendonly ? `append-only file on, appendfsync ${options.appendfsync}` : 'append-only file off'
+  return `data directory: ${options.dir} (${aof})\n`
 }
 
 async function main(): Promise<void> {
@@ -224,7 +280,8 @@ async function main(): Promise<void> {
   try {
     served = await serve(options, (executor) => createGateway({ executor, token: options.token, readonlyToken: options.readonlyToken }))
   } catch (error) {
-    if (!(error instanceof ListenError)) throw error
+    // A port taken or data that cannot be loaded (a corrupt AOF names the file and offset).
+    if (!(error instanceof ListenError) && !(error instanceof AofError)) throw error
     process.stderr.write(`restis: ${error.message}\n`)
     process.exit(1)
   }

@@ -136,6 +136,8 @@ export class Engine {
    * is stored; a string is the reason the change is refused (`CONFIG SET failed … - reason`).
    */
   readonly configAppliers = new Map<string, (value: string) => string | undefined>()
+  /** True while the AOF loads ({@link Engine.loadWhileExpiryHeld}): commands never expire keys then. */
+  loading = false
   /** Nesting of running commands (a script's calls run inside EVAL); a unit ends at depth 0. */
   private depth = 0
   private unit: PropagatedOp[] = []
@@ -339,22 +341,25 @@ export class Engine {
   }
 
   /**
-   * Runs `load` with the clock stopped at 0, as Redis expires nothing while it loads: a key whose
-   * deadline passed since it was logged must still be there for the commands that followed it.
-   * Nothing is propagated meanwhile. The active expiry cycle reclaims what is due afterwards.
+   * Runs `load` as Redis loads its AOF: nothing expires (a key whose deadline passed since it
+   * was logged must still be there for the commands logged after it) and nothing is propagated.
+   * The active expiry cycle reclaims what is due afterwards.
    */
-  loadWithClockStopped<T>(load: () => T): T {
-    const clock = this.clock
+  loadWhileExpiryHeld<T>(load: () => T): T {
     const target = this.propagationTarget
-    const writable = this as { clock: () => number }
-    writable.clock = () => 0
+    this.setLoading(true)
     this.propagationTarget = undefined
     try {
       return load()
     } finally {
-      writable.clock = clock
+      this.setLoading(false)
       this.propagationTarget = target
     }
+  }
+
+  private setLoading(loading: boolean): void {
+    this.loading = loading
+    for (const db of this.databases) db.loading = loading
   }
 
   /** The counters of one command, created on first use. */

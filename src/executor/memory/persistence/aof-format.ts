@@ -11,8 +11,11 @@ export function encodeCommand(argv: readonly string[]): string {
   return out
 }
 
+/** An AOF that cannot be loaded (format, manifest, missing file): the server must not start. */
+export class AofError extends Error {}
+
 /** A malformed AOF: the file and the byte offset where the command that could not be read starts. */
-export class AofFormatError extends Error {
+export class AofFormatError extends AofError {
   constructor(
     readonly file: string,
     readonly offset: number,

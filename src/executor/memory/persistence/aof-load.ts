@@ -1,6 +1,6 @@
 /**
  * Loading an AOF directory at start: the manifest's base, then its increments in order, replayed
- * through the engine with the clock stopped (nothing expires while loading, as in Redis).
+ * through the engine with expiry held (nothing expires while loading, as in Redis).
  * A cut in the last file loads up to its last complete command, and the file is truncated there
  * (Redis's `aof-load-truncated yes`); a MULTI without its EXEC at the end counts as cut at the
  * MULTI. Anything else malformed refuses to load with the file and offset.
@@ -8,7 +8,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import type { Engine } from '../engine.js'
-import { AofFormatError, replayAof } from './aof-format.js'
+import { AofError, AofFormatError, replayAof } from './aof-format.js'
 import type { AofFileInfo, AofManifest } from './aof-manifest.js'
 
 export interface AofLoadReport {
@@ -18,7 +18,7 @@ export interface AofLoadReport {
   readonly truncatedFile: string | undefined
 }
 
-export class AofLoadError extends Error {
+export class AofLoadError extends AofError {
   constructor(message: string) {
     super(message)
     this.name = 'AofLoadError'
@@ -32,7 +32,7 @@ export function loadAofDirectory(engine: Engine, dir: string, manifest: AofManif
   let commands = 0
   let truncatedBytes = 0
   let truncatedFile: string | undefined
-  engine.loadWithClockStopped(() => {
+  engine.loadWhileExpiryHeld(() => {
     const session = engine.createSession('aof-loading:0')
     files.forEach((file, index) => {
       const full = path.join(dir, file.name)

@@ -6,6 +6,7 @@
  */
 import fs from 'node:fs'
 import path from 'node:path'
+import { AofError } from './aof-format.js'
 
 export type AofFileType = 'b' | 'h' | 'i'
 
@@ -22,7 +23,7 @@ export interface AofManifest {
   readonly history: readonly AofFileInfo[]
 }
 
-export class AofManifestError extends Error {
+export class AofManifestError extends AofError {
   constructor(file: string, line: number, reason: string) {
     super(`Invalid AOF manifest ${file} at line ${line}: ${reason}`)
     this.name = 'AofManifestError'

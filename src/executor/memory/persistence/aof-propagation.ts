@@ -10,6 +10,9 @@
  */
 import { NULL_ARRAY, ReplyError } from '../../../reply.js'
 import type { CommandContext, Out } from '../command.js'
+import type { ConsumerGroup } from '../types/stream-group.js'
+import { formatId, parseId } from '../types/stream-id.js'
+import { StreamValue } from '../types/stream.js'
 
 /** Commands to log for one write: none (`null`), or one or more argv. */
 export type Propagated = readonly (readonly string[])[] | null
@@ -139,6 +142,80 @@ function xaddIdIndex(argv: readonly string[]): number {
   return i
 }
 
+/**
+ * The pending entry `id` of `group` as Redis logs a delivery or a claim: an XCLAIM that forces
+ * the entry into the consumer's PEL with its delivery time and count, and the group's last ID
+ * (`streamPropagateXCLAIM`). Replayed later, it restores the PEL exactly, whatever the time.
+ */
+function claimForm(key: string, groupName: string, group: ConsumerGroup, consumer: string, id: string): readonly string[] | undefined {
+  const parsed = parseId(id)
+  const pending = parsed === null ? undefined : group.pending.get(parsed)
+  if (pending === undefined) return undefined
+  return [
+    'XCLAIM', key, groupName, consumer, '0', id, 'TIME', String(pending.deliveryTime),
+    'RETRYCOUNT', String(pending.deliveryCount), 'FORCE', 'JUSTID', 'LASTID', formatId(group.lastId),
+  ]
+}
+
+function groupOf(ctx: CommandContext, key: string, groupName: string): ConsumerGroup | undefined {
+  const stream = ctx.db.data.get(key)
+  return stream instanceof StreamValue ? stream.groups.get(groupName) : undefined
+}
+
+/** The ID of one entry of a stream reply (`[id, fields]`, or the bare ID under JUSTID); null for a deleted one. */
+function entryId(entry: Out): string | undefined {
+  if (typeof entry === 'string') return entry
+  return Array.isArray(entry) && typeof entry[0] === 'string' ? entry[0] : undefined
+}
+
+/**
+ * XREADGROUP: each delivered entry as an XCLAIM (none under NOACK), then the group's new last ID
+ * as `XGROUP SETID key group id ENTRIESREAD n`, as Redis 7.0 propagates a read.
+ */
+const xreadgroup: Rewrite = (ctx, argv, reply) => {
+  if (!Array.isArray(reply) || reply.length === 0) return null
+  const groupName = argv[2]
+  const consumer = argv[3]
+  const noack = argv.some((word, i) => i > 3 && word.toLowerCase() === 'noack')
+  const out: (readonly string[])[] = []
+  for (const item of reply as readonly Out[]) {
+    const [key, entries] = item as readonly [string, readonly Out[]]
+    const group = groupOf(ctx, key, groupName)
+    if (group === undefined) continue
+    for (const entry of entries) {
+      const id = entryId(entry)
+      const claim = id === undefined || noack ? undefined : claimForm(key, groupName, group, consumer, id)
+      if (claim !== undefined) out.push(claim)
+    }
+    out.push(['XGROUP', 'SETID', key, groupName, formatId(group.lastId), 'ENTRIESREAD', String(group.entriesRead)])
+  }
+  return out.length === 0 ? null : out
+}
+
+/** XCLAIM: each entry it claimed, in the forced form above. */
+const xclaim: Rewrite = (ctx, argv, reply) => claims(ctx, argv[1], argv[2], argv[3], Array.isArray(reply) ? (reply as readonly Out[]) : [])
+
+/** XAUTOCLAIM: the claimed entries, as XCLAIM; entries found deleted leave the PEL, logged as XACK. */
+const xautoclaim: Rewrite = (ctx, argv, reply) => {
+  if (!Array.isArray(reply)) return null
+  const [, claimed, deleted] = reply as unknown as readonly [Out, readonly Out[], readonly Out[] | undefined]
+  const out = [...(claims(ctx, argv[1], argv[2], argv[3], claimed) ?? [])]
+  if (deleted !== undefined && deleted.length > 0) out.push(['XACK', argv[1], argv[2], ...(deleted as string[])])
+  return out.length === 0 ? null : out
+}
+
+function claims(ctx: CommandContext, key: string, groupName: string, consumer: string, entries: readonly Out[]): Propagated {
+  const group = groupOf(ctx, key, groupName)
+  if (group === undefined) return null
+  const out: (readonly string[])[] = []
+  for (const entry of entries) {
+    const id = entryId(entry)
+    const claim = id === undefined ? undefined : claimForm(key, groupName, group, consumer, id)
+    if (claim !== undefined) out.push(claim)
+  }
+  return out.length === 0 ? null : out
+}
+
 /** RESTORE with a relative TTL: the absolute one, with ABSTTL added, as Redis logs it. */
 const restore: Rewrite = (ctx, argv) => {
   const ttl = Number(argv[2])
@@ -212,6 +289,9 @@ const REWRITES: ReadonlyMap<string, Rewrite> = new Map<string, Rewrite>([
   ['spop', spop],
   ['xadd', xadd],
   ['restore', restore],
+  ['xreadgroup', xreadgroup],
+  ['xclaim', xclaim],
+  ['xautoclaim', xautoclaim],
   ['hexpire', hashFieldExpiry(1000, true)],
   ['hpexpire', hashFieldExpiry(1, true)],
   ['hexpireat', hashFieldExpiry(1000, false)],
