@@ -309,6 +309,9 @@ export class Engine {
     } else if (resolved.write) {
       this.stats.changesSinceSave++
       if (this.propagationTarget !== undefined) this.propagateCommand(ctx, argv, reply)
+    } else if (resolved.name === 'pfcount' && this.propagationTarget !== undefined) {
+      // PFCOUNT of one key stores the cardinality it computed in the HLL (a read that writes).
+      this.propagateCommand(ctx, argv, reply)
     }
     if (monitorAt === 'after') this.feedMonitors(session, argv)
     return reply

@@ -9,6 +9,7 @@ import { afterEach, describe, expect, test, vi } from 'vitest'
 import { MemoryExecutor, type MemoryExecutorOptions, type PersistenceOptions } from '../../../src/executor/memory/memory-executor.js'
 import { AofFormatError } from '../../../src/executor/memory/persistence/aof-format.js'
 import { ReplyError, type Command, type Reply } from '../../../src/reply.js'
+import { keyspaceOf } from '../../support/keyspace.js'
 
 const dirs: string[] = []
 const open: MemoryExecutor[] = []
@@ -33,28 +34,7 @@ afterEach(async () => {
 
 const text = (reply: Reply): unknown => (Buffer.isBuffer(reply) ? reply.toString('latin1') : Array.isArray(reply) ? reply.map(text) : reply)
 
-/**
- * A consumer's seen time is when the server last saw it: after a restart, the time of the load
- * (Redis does not log it either). Everything else of a stream must come back.
- */
-function withoutSeenTimes(reply: unknown): unknown {
-  if (!Array.isArray(reply)) return reply
-  return reply.map((item, i) => (reply[i - 1] === 'seen-time' || reply[i - 1] === 'active-time' ? 'any' : withoutSeenTimes(item)))
-}
-
-/** Every key of databases 0..3 with its DUMP payload (streams: XINFO STREAM FULL) and whether it has a TTL. */
-async function keyspace(made: MemoryExecutor): Promise<Record<string, unknown>> {
-  const out: Record<string, unknown> = {}
-  for (let db = 0; db < 4; db++) {
-    const keys = (text(await made.exec(['KEYS', '*'], { db })) as string[]).sort()
-    for (const key of keys) {
-      const [type, dump, pttl] = await made.pipeline([['TYPE', key], ['DUMP', key], ['PTTL', key]], { db })
-      const value = String(type) === 'stream' ? withoutSeenTimes(text(await made.exec(['XINFO', 'STREAM', key, 'FULL'], { db }))) : text(dump)
-      out[`${db}:${key}`] = [value, (pttl as number) > 0 ? 'ttl' : pttl]
-    }
-  }
-  return out
-}
+const keyspace = (made: MemoryExecutor) => keyspaceOf(made, 'exact', 4)
 
 function folder(dir: string): string {
   return path.join(dir, 'appendonlydir')

@@ -169,8 +169,8 @@ function entryId(entry: Out): string | undefined {
 }
 
 /**
- * XREADGROUP: each delivered entry as an XCLAIM (none under NOACK), then the group's new last ID
- * as `XGROUP SETID key group id ENTRIESREAD n`, as Redis 7.0 propagates a read.
+ * XREADGROUP: each delivered entry as an XCLAIM, or under NOACK the group's new last ID as
+ * `XGROUP SETID key group id ENTRIESREAD n`, as Redis 7.0 propagates a read.
  */
 const xreadgroup: Rewrite = (ctx, argv, reply) => {
   if (!Array.isArray(reply) || reply.length === 0) return null
@@ -187,7 +187,8 @@ const xreadgroup: Rewrite = (ctx, argv, reply) => {
       const claim = id === undefined || noack ? undefined : claimForm(key, groupName, group, consumer, id)
       if (claim !== undefined) out.push(claim)
     }
-    out.push(['XGROUP', 'SETID', key, groupName, formatId(group.lastId), 'ENTRIESREAD', String(group.entriesRead)])
+    // Without NOACK the claims carry the group's last ID (LASTID); with it, SETID does.
+    if (noack) out.push(['XGROUP', 'SETID', key, groupName, formatId(group.lastId), 'ENTRIESREAD', String(group.entriesRead)])
   }
   return out.length === 0 ? null : out
 }
@@ -274,6 +275,9 @@ function isFieldsStart(argv: readonly string[], i: number): boolean {
   return false
 }
 
+/** PFCOUNT of one existing key: logged as sent, since it updated the HLL's cached cardinality. */
+const pfcount: Rewrite = (ctx, argv) => (argv.length === 2 && ctx.db.data.get(argv[1]) !== undefined ? [argv] : null)
+
 const REWRITES: ReadonlyMap<string, Rewrite> = new Map<string, Rewrite>([
   ['set', set],
   ['setex', setex],
@@ -290,6 +294,7 @@ const REWRITES: ReadonlyMap<string, Rewrite> = new Map<string, Rewrite>([
   ['xadd', xadd],
   ['restore', restore],
   ['xreadgroup', xreadgroup],
+  ['pfcount', pfcount],
   ['xclaim', xclaim],
   ['xautoclaim', xautoclaim],
   ['hexpire', hashFieldExpiry(1000, true)],
