@@ -4,7 +4,7 @@
  * engine against itself); `logical` by their contents (restis against redis-server, whose
  * encodings of the same contents may differ). Streams compare by XINFO STREAM FULL without the
  * consumers' seen/active times, which are when the server last saw the consumer (after a load:
- * the load), not data.
+ * the load), not data, and without the groups' entries-read (see MASKED).
  */
 import type { Executor } from '../../src/executor/executor.js'
 import type { Command, Reply } from '../../src/reply.js'
@@ -13,9 +13,15 @@ export type Comparison = 'exact' | 'logical'
 
 const text = (reply: Reply): unknown => (Buffer.isBuffer(reply) ? reply.toString('latin1') : Array.isArray(reply) ? reply.map(text) : reply)
 
+/**
+ * After an AOF load a group read by XREADGROUP has `entries-read` nil: Redis 7.0 logs the read as
+ * XCLAIM … LASTID, which does not carry the counter (redis-server 7.0.15 reloads it as nil too).
+ */
+const MASKED = new Set(['seen-time', 'active-time', 'entries-read'])
+
 function withoutSeenTimes(reply: unknown): unknown {
   if (!Array.isArray(reply)) return reply
-  return reply.map((item, i) => (reply[i - 1] === 'seen-time' || reply[i - 1] === 'active-time' ? 'any' : withoutSeenTimes(item)))
+  return reply.map((item, i) => (MASKED.has(reply[i - 1] as string) ? 'any' : withoutSeenTimes(item)))
 }
 
 /** What the contents of a key of `type` read as, in an order that does not depend on encodings. */
