@@ -69,9 +69,10 @@ export class MemoryExecutor implements Executor {
   }
 
   /**
-   * Under `appendfsync always` a reply is released once the writes logged so far are on disk
-   * (one fsync serves every command of the turn); when they could not be written, the reply is
-   * the MISCONF error instead. Otherwise at once.
+   * With an AOF, a reply is released once the writes logged so far are written: handed to the OS
+   * (a crash of the process loses no acknowledged write), and under `appendfsync always` on disk
+   * (one write and one fsync serve every command of the turn). When they could not be written,
+   * the reply is the MISCONF error instead. Without pending writes, at once.
    */
   private whenDurable<T>(value: T, failed: (error: ReplyError) => T): Promise<T> {
     const wait = this.aofControl?.aof?.durable()
@@ -81,7 +82,7 @@ export class MemoryExecutor implements Executor {
 
   /**
    * Runs one command synchronously (the engine never waits); throws once the executor is closed.
-   * Under `appendfsync always` the reply does not wait for the disk: use {@link MemoryExecutor.exec}.
+   * With an AOF the reply does not wait for the file: use {@link MemoryExecutor.exec} for that.
    */
   execSync(command: Command, context?: CallContext): Reply {
     if (this.closed) throw new BackendUnavailableError('executor closed')

@@ -223,12 +223,12 @@ export class AppendOnlyFile implements PropagationTarget {
   }
 
   /**
-   * Under `always`: a promise that settles once every write logged so far is on disk, with the
-   * MISCONF error when it could not be written; undefined when nothing is waiting. Under the
-   * other policies replies never wait.
+   * A promise that settles once every write logged so far is written: handed to the OS (so a
+   * crash of this process loses none), and under `always` also on disk. It settles with the
+   * MISCONF error when the writes could not be written; undefined when nothing is pending.
+   * Redis too writes the AOF buffer before it sends the replies of a turn, whatever the policy.
    */
   durable(): Promise<ReplyError | undefined> | undefined {
-    if (this.policy !== 'always') return undefined
     return (this.bufferDurable ?? this.inFlight)?.promise
   }
 
