@@ -27,6 +27,7 @@ const SUITES = [
   { name: 'gateway', budget: 130, env: { BENCH_ROUNDS: '3', BENCH_SECONDS: '3' } },
   { name: 'resp', budget: 100, env: { BENCH_ROUNDS: '2' } },
   { name: 'scripting-json', budget: 40, env: { BENCH_ROUNDS: '3' } },
+  { name: 'aof', budget: 90, env: { BENCH_ROUNDS: '2', BENCH_REQUESTS: '10000' } },
 ]
 
 function runSuite(suite, budgetS) {
