@@ -171,6 +171,20 @@ describe('BGREWRITEAOF', () => {
     expect(await keyspace(executor({ dir, appendonly: true }))).toEqual(before)
   })
 
+  test('starts by itself once the AOF grew by auto-aof-rewrite-percentage past auto-aof-rewrite-min-size', async () => {
+    const dir = tempDir()
+    const lines: string[] = []
+    const made = executor({ dir, appendonly: true, appendfsync: 'always', log: (line) => lines.push(line) })
+    await made.exec(['CONFIG', 'SET', 'auto-aof-rewrite-min-size', '2000', 'auto-aof-rewrite-percentage', '100'])
+    for (let i = 0; i < 20; i++) await made.exec(['SET', 'same-key', 'x'.repeat(50)])
+    expect(lines.filter((line) => line.startsWith('Starting automatic rewriting'))).toEqual([])
+    for (let i = 0; i < 20; i++) await made.exec(['SET', 'same-key', 'x'.repeat(50)])
+    await vi.waitFor(() => expect(lines).toContain('Background AOF rewrite finished successfully'))
+    expect(lines.find((line) => line.startsWith('Starting automatic rewriting'))).toMatch(/^Starting automatic rewriting of AOF on \d+% growth$/)
+    // The rewrite compacted 40 SETs of one key into one command.
+    expect(fs.statSync(path.join(folder(dir), 'appendonly.aof.2.base.aof')).size).toBeLessThan(200)
+  })
+
   test('without a data directory it says so instead of pretending', async () => {
     const made = new MemoryExecutor({ activeExpiryInterval: 0 })
     open.push(made)
