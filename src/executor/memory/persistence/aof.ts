@@ -382,6 +382,12 @@ export class AppendOnlyFile implements PropagationTarget {
   }
 
   private rewriteDone(base: AofFileInfo, incr: AofFileInfo, baseSize: number): void {
+    if (this.closed) {
+      // Closed meanwhile: the manifest still lists complete files; another process may own the
+      // directory by now, so the new base is dropped rather than swapped in.
+      fs.rmSync(path.join(this.folder, base.name), { force: true })
+      return
+    }
     const old = this.manifest
     // Only the increment opened at the rewrite's start and those after it stay.
     const kept = old.increments.filter((file) => file.seq >= incr.seq)
