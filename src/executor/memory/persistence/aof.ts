@@ -264,6 +264,11 @@ export class AppendOnlyFile implements PropagationTarget {
 
   private flushed(bytes: Buffer, error: NodeJS.ErrnoException | null, durable: Durable): void {
     this.inFlight = undefined
+    if (this.closed) {
+      // close() finishes the file once this flush is done; no retry, no rewrite after that.
+      durable.resolve(error === null ? undefined : new ReplyError(`MISCONF Errors writing to the AOF file: ${error.message}`))
+      return
+    }
     if (error !== null) return this.writeFailed(bytes, error, durable)
     this.incrSize += bytes.length
     this.unsynced = this.policy !== 'always'
