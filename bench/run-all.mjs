@@ -29,6 +29,7 @@ const SUITES = [
   { name: 'scripting-json', budget: 40, env: { BENCH_ROUNDS: '3' } },
   { name: 'persistence', budget: 90, env: { BENCH_ROUNDS: '1' } },
   { name: 'bgsave', budget: 150, env: { BENCH_BGSAVE_KEYS: '1000000' } },
+  { name: 'aof', budget: 90, env: { BENCH_ROUNDS: '2', BENCH_REQUESTS: '10000' } },
 ]
 
 function runSuite(suite, budgetS) {

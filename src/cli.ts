@@ -49,6 +49,11 @@ Options:
   --save "<s> <n> …"     save points, Redis's syntax: BGSAVE after <s> seconds if <n> keys changed
                          (default "3600 1 300 100 60 10000"); --save "" disables them
   --no-persistence       keep the data in memory only: nothing is read from or written to disk
+  --appendonly yes|no    log every write to the append-only file in <dir>/appendonlydir and load it at
+                         start, where it wins over dump.rdb (default no)
+  --appendfsync <p>      always: a write is acknowledged once it is on disk (one fsync per event-loop
+                         turn for all its writes); everysec (default): fsync once a second, a crash
+                         loses at most about a second of writes; no: the OS decides
   --workers <n|auto>     with --redis: n processes share the ports (auto: one per core; default 1);
                          limits and usage counters are per process. Not with the in-memory
                          engine, whose data lives in one process
@@ -107,8 +112,9 @@ function readOptions(argv: string[], env: NodeJS.ProcessEnv): CliOptions {
       dbfilename: { type: 'string' },
       save: { type: 'string' },
       'no-persistence': { type: 'boolean' },
-      // The append-only file's flags (--appendonly, --appendfsync) and the memory bound's
-      // (--maxmemory, --maxmemory-policy) join here; readPersistence takes them in.
+      appendonly: { type: 'string' },
+      appendfsync: { type: 'string' },
+      // The memory bound's flags (--maxmemory, --maxmemory-policy) join here.
       help: { type: 'boolean', short: 'h' },
       version: { type: 'boolean' },
       ...RESP_LIMIT_FLAGS,
@@ -170,11 +176,11 @@ function readOptions(argv: string[], env: NodeJS.ProcessEnv): CliOptions {
  * --no-persistence. Persistence flags with --redis are refused: that server keeps the data.
  */
 function readPersistence(
-  values: { dir?: string; dbfilename?: string; save?: string; 'no-persistence'?: boolean },
+  values: { dir?: string; dbfilename?: string; save?: string; appendonly?: string; appendfsync?: string; 'no-persistence'?: boolean },
   socket: boolean,
   env: NodeJS.ProcessEnv,
 ): PersistenceOptions | undefined {
-  const given = (['dir', 'dbfilename', 'save'] as const).filter((flag) => values[flag] !== undefined)
+  const given = (['dir', 'dbfilename', 'save', 'appendonly', 'appendfsync'] as const).filter((flag) => values[flag] !== undefined)
   if (socket && given.length > 0) throw new Error(`--${given[0]} is for the in-memory engine: with --redis the Redis server keeps the data`)
   if (socket) return undefined
   if (values['no-persistence']) {
@@ -186,7 +192,14 @@ function readPersistence(
   if (values.dbfilename !== undefined && (values.dbfilename === '' || values.dbfilename.includes('/'))) {
     throw new Error(`invalid --dbfilename: ${values.dbfilename} (a file name, not a path)`)
   }
-  return { dir: resolve(values.dir ?? defaultDataDirectory(env)), dbfilename: values.dbfilename, save }
+  const appendonly = values.appendonly?.toLowerCase() ?? 'no'
+  if (appendonly !== 'yes' && appendonly !== 'no') throw new Error(`invalid --appendonly: ${values.appendonly} (yes or no)`)
+  const appendfsync = values.appendfsync?.toLowerCase() ?? 'everysec'
+  if (appendfsync !== 'always' && appendfsync !== 'everysec' && appendfsync !== 'no') {
+    throw new Error(`invalid --appendfsync: ${values.appendfsync} (always, everysec or no)`)
+  }
+  const log = (line: string): void => void process.stdout.write(`restis: ${line}\n`)
+  return { dir: resolve(values.dir ?? defaultDataDirectory(env)), dbfilename: values.dbfilename, save, appendonly: appendonly === 'yes', appendfsync, log }
 }
 
 /** `$XDG_DATA_HOME/restis`, else `~/.local/share/restis`. */
@@ -265,7 +278,8 @@ function banner(options: CliOptions, at: Listening): string {
 function persistenceLine(persistence: PersistenceOptions | undefined): string {
   if (persistence === undefined) return 'data: in memory only (--no-persistence): nothing is written to disk'
   const when = persistence.save === '' ? 'no save points: written by SAVE and BGSAVE only' : `save points "${persistence.save}", and on shutdown`
-  return `data: ${join(persistence.dir, persistence.dbfilename ?? 'dump.rdb')} (${when})`
+  const aof = persistence.appendonly ? `; append-only file on, appendfsync ${persistence.appendfsync}` : ''
+  return `data: ${join(persistence.dir, persistence.dbfilename ?? 'dump.rdb')} (${when}${aof})`
 }
 
 async function main(): Promise<void> {

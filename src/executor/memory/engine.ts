@@ -14,6 +14,21 @@ import { DEFAULT_MAX_REPLY_BYTES, DEFAULT_MAX_REPLY_ELEMENTS, UNCHARGED_STRING_B
 import { commandKeys } from '../../commands/lookup.js'
 import type { Snapshot } from './persistence/snapshot.js'
 import { MISCONF, RdbPersistence, type PersistenceOptions } from './persistence/rdb-persistence.js'
+import { propagatedForm } from './persistence/aof-propagation.js'
+
+/** One write as it is logged: the database it ran in and its propagated argv. */
+export interface PropagatedOp {
+  readonly db: number
+  readonly argv: readonly string[]
+}
+
+/**
+ * Where the engine hands the writes it propagates (the append-only file). A unit is what must be
+ * logged atomically: one command, or every write of a transaction or script.
+ */
+export interface PropagationTarget {
+  writeUnit(ops: readonly PropagatedOp[]): void
+}
 
 /** Options of the in-memory engine. @public */
 export interface EngineOptions {
@@ -153,6 +168,26 @@ export class Engine {
   private readonly resolvedByName = new Map<string, Resolved>()
   private readonly expiryTimer: ReturnType<typeof setInterval> | undefined
   private nextSessionId = 1
+  /**
+   * Receives the propagated writes ({@link Engine.propagate}); undefined when nothing logs them,
+   * and then no propagated form is computed at all.
+   */
+  propagationTarget: PropagationTarget | undefined
+  /**
+   * While set, write commands are refused with it before running: Redis's MISCONF while the
+   * append-only file cannot be written.
+   */
+  writeRefusal: ReplyError | undefined
+  /**
+   * Live effects of CONFIG SET by canonical parameter name: called with the new value before it
+   * is stored; a string is the reason the change is refused (`CONFIG SET failed … - reason`).
+   */
+  readonly configAppliers = new Map<string, (value: string) => string | undefined>()
+  /** True while the AOF loads ({@link Engine.loadWhileExpiryHeld}): commands never expire keys then. */
+  loading = false
+  /** Nesting of running commands (a script's calls run inside EVAL); a unit ends at depth 0. */
+  private depth = 0
+  private unit: PropagatedOp[] = []
 
   constructor(options: EngineOptions = {}) {
     const count = options.databases ?? 16
@@ -255,12 +290,14 @@ export class Engine {
     const ownBudget = session.replyBudget === undefined
     if (ownBudget) session.replyBudget = requestBudget(this)
     this.inTransaction = true
+    this.depth++
     let replies: Out[]
     try {
       replies = resolved.map((entry, i) => this.run(session, commands[i], entry, now))
     } finally {
       if (ownBudget) session.replyBudget = undefined
       this.inTransaction = false
+      if (--this.depth === 0) this.endUnit()
     }
     this.feedMonitors(session, EXEC_ARGV)
     this.countControl('exec', false)
@@ -304,7 +341,18 @@ export class Engine {
       // Redis refuses PING too, so that a health check notices the disk.
       return this.reject(argv, MISCONF, resolved.name)
     }
+    if (resolved.write && this.writeRefusal !== undefined) return this.reject(argv, this.writeRefusal, resolved.name)
     if (resolved.write && this.snapshots.size !== 0) this.beforeWrite(session, argv, resolved)
+    if (this.propagationTarget === undefined) return this.runCommand(session, argv, resolved, now)
+    this.depth++
+    try {
+      return this.runCommand(session, argv, resolved, now)
+    } finally {
+      if (--this.depth === 0) this.endUnit()
+    }
+  }
+
+  private runCommand(session: Session, argv: readonly string[], resolved: Resolved, now: number): Out {
     const ctx = new Invocation(this, session, this.databases[session.db], resolved.name, now)
     // Where MONITOR shows this command: EVAL and FCALL before their script's commands, admin never.
     const monitorAt = this.monitors.size === 0 ? 'never' : monitorTiming(resolved.info)
@@ -329,7 +377,13 @@ export class Engine {
     if (reply instanceof ReplyError) {
       counters.failedCalls++
       this.countError(reply)
-    } else if (resolved.write) this.stats.changesSinceSave++
+    } else if (resolved.write) {
+      this.stats.changesSinceSave++
+      if (this.propagationTarget !== undefined) this.propagateCommand(ctx, argv, reply)
+    } else if (resolved.name === 'pfcount' && this.propagationTarget !== undefined) {
+      // PFCOUNT of one key stores the cardinality it computed in the HLL (a read that writes).
+      this.propagateCommand(ctx, argv, reply)
+    }
     if (monitorAt === 'after') this.feedMonitors(session, argv)
     return reply
   }
@@ -379,6 +433,54 @@ export class Engine {
   /** Called before a change no key names (FLUSHALL, SWAPDB): running snapshots complete first. */
   beforeKeyspaceChange(): void {
     for (const snapshot of [...this.snapshots]) snapshot.completeNow()
+  }
+
+  /** Logs what a successful write command changed, in the form Redis propagates (`aof-propagation.ts`). */
+  private propagateCommand(ctx: Invocation, argv: readonly string[], reply: Out): void {
+    const forms = propagatedForm(ctx, argv, reply)
+    if (forms === null) return
+    for (const form of forms) this.propagate(ctx.session.db, form)
+  }
+
+  /**
+   * The single propagation point: `argv` changed data in database `dbIndex` and is to be logged.
+   * Inside a command, transaction or script it joins the running unit, logged atomically when
+   * that ends; outside (active expiry, eviction) it is a unit of its own.
+   */
+  propagate(dbIndex: number, argv: readonly string[]): void {
+    const target = this.propagationTarget
+    if (target === undefined) return
+    if (this.depth === 0) target.writeUnit([{ db: dbIndex, argv }])
+    else this.unit.push({ db: dbIndex, argv })
+  }
+
+  private endUnit(): void {
+    if (this.unit.length === 0) return
+    const ops = this.unit
+    this.unit = []
+    this.propagationTarget?.writeUnit(ops)
+  }
+
+  /**
+   * Runs `load` as Redis loads its AOF: nothing expires (a key whose deadline passed since it
+   * was logged must still be there for the commands logged after it) and nothing is propagated.
+   * The active expiry cycle reclaims what is due afterwards.
+   */
+  loadWhileExpiryHeld<T>(load: () => T): T {
+    const target = this.propagationTarget
+    this.setLoading(true)
+    this.propagationTarget = undefined
+    try {
+      return load()
+    } finally {
+      this.setLoading(false)
+      this.propagationTarget = target
+    }
+  }
+
+  private setLoading(loading: boolean): void {
+    this.loading = loading
+    for (const db of this.databases) db.loading = loading
   }
 
   /** The counters of one command, created on first use. */
@@ -438,7 +540,12 @@ export class Engine {
   expireDue(now = this.clock()): number {
     let removed = 0
     for (const db of this.databases) {
-      if (db.expires.size !== 0) removed += db.expireDue(now).length
+      if (db.expires.size !== 0) {
+        const keys = db.expireDue(now)
+        removed += keys.length
+        // Redis logs a key its expiry cycle removed as DEL.
+        if (this.propagationTarget !== undefined) for (const key of keys) this.propagate(db.index, ['DEL', key])
+      }
       expireHashFields(db, now)
     }
     return removed

@@ -58,6 +58,11 @@ export class Database {
   readonly stringEncodings = new Map<string, StringEncodingOverride>()
   /** Keys removed because their TTL passed, for INFO's `expired_keys`. */
   expiredCount = 0
+  /**
+   * Set while the AOF loads: nothing expires then, as in Redis, so a key logged with a deadline
+   * that has passed since is still there for the commands logged after it.
+   */
+  loading = false
 
   constructor(readonly index: number) {}
 
@@ -67,7 +72,7 @@ export class Database {
     const value = this.data.get(key)
     if (value === undefined || this.expires.size === 0) return value
     const at = this.expires.get(key)
-    return at !== undefined && at < now ? this.expire(key) : value
+    return at !== undefined && at < now && !this.loading ? this.expire(key) : value
   }
 
   /**
@@ -78,7 +83,7 @@ export class Database {
     const value = this.data.get(key)
     if (value === undefined || this.expires.size === 0) return value
     const at = this.expires.get(key)
-    return at !== undefined && at < time.now ? this.expire(key) : value
+    return at !== undefined && at < time.now && !this.loading ? this.expire(key) : value
   }
 
   /** Deletes `key` because its TTL has passed. */

@@ -6,8 +6,9 @@ import { Engine, type EngineOptions } from './engine.js'
 import { toPubSubEvent, type PubSubReply } from './pubsub.js'
 import { asBuffer } from '../../resp/protocol.js'
 import { requestBudget } from './reply-budget.js'
+import { AofControl } from './persistence/aof-control.js'
 
-/** Options of {@link MemoryExecutor}. @public */
+/** Options of {@link MemoryExecutor}: the engine's, `persistence` included. @public */
 export type MemoryExecutorOptions = EngineOptions
 
 /**
@@ -22,22 +23,47 @@ export class MemoryExecutor implements Executor {
   /** Settles the promise of each running monitor() when the executor closes. */
   private readonly openMonitors = new Set<(error?: unknown) => void>()
 
+  /** The AOF's controls when the executor has a data directory. */
+  private readonly aofControl: AofControl | undefined
+
   /**
-   * With `persistence`, the data directory's file is loaded before this returns (a file that does
-   * not load throws). SHUTDOWN closes the executor, then calls `onShutdown` when given.
+   * With `persistence`, the data directory's files are loaded before this returns: the AOF when
+   * `appendonly` is on and it exists, else `dump.rdb` (a file that does not load throws, naming
+   * the file and offset). SHUTDOWN closes the executor, then calls `onShutdown` when given.
    */
   constructor(options: MemoryExecutorOptions = {}) {
     this.engine = new Engine({ ...options, onShutdown: () => this.shutDown(options.onShutdown) })
+    if (options.persistence !== undefined) {
+      try {
+        this.aofControl = new AofControl(this.engine, options.persistence)
+      } catch (error) {
+        this.engine.close()
+        throw error
+      }
+    }
   }
 
   /** {@inheritDoc Executor.exec} */
   exec(command: Command, context?: CallContext): Promise<Reply> {
     if (this.closed) return CLOSED()
-    return Promise.resolve(this.run(command, context))
+    return this.whenDurable(this.run(command, context), (error) => error)
+  }
+
+  /**
+   * With an AOF, a reply is released once the writes logged so far are written: handed to the OS
+   * (a crash of the process loses no acknowledged write), and under `appendfsync always` on disk
+   * (one write and one fsync serve every command of the turn). When they could not be written,
+   * the reply is the MISCONF error instead. Without pending writes, at once.
+   */
+  private whenDurable<T>(value: T, failed: (error: ReplyError) => T): Promise<T> {
+    const wait = this.aofControl?.aof?.durable()
+    if (wait === undefined) return Promise.resolve(value)
+    return wait.then((error) => (error === undefined ? value : failed(error)))
   }
 
   /**
    * Runs one command synchronously (the engine never waits); throws once the executor is closed.
+   * With an AOF the reply does not wait for the file: use {@link MemoryExecutor.exec} for that.
    * For benchmarks and tests. @internal
    */
   execSync(command: Command, context?: CallContext): Reply {
@@ -51,7 +77,8 @@ export class MemoryExecutor implements Executor {
     const session = this.session(context)
     // The pipeline is one request: its replies share one budget (see reply-budget.ts).
     session.replyBudget = requestBudget(this.engine)
-    return Promise.resolve(commands.map((command) => this.run(command, context, session)))
+    const replies = commands.map((command) => this.run(command, context, session))
+    return this.whenDurable(replies, (error) => replies.map(() => error))
   }
 
   /** {@inheritDoc Executor.transaction} */
@@ -62,7 +89,7 @@ export class MemoryExecutor implements Executor {
       if (refusal !== null) return Promise.resolve(refusal)
     }
     const replies = this.engine.transaction(this.session(context), commands.map(toArgv))
-    return Promise.resolve(replies instanceof ReplyError ? replies : replies.map(toReply))
+    return this.whenDurable<Reply[] | ReplyError>(replies instanceof ReplyError ? replies : replies.map(toReply), (error) => error)
   }
 
   /**
@@ -167,6 +194,7 @@ export class MemoryExecutor implements Executor {
 
   private stop(): void {
     this.closed = true
+    this.aofControl?.close()
     for (const finish of [...this.openMonitors]) finish(new BackendUnavailableError('executor closed'))
     this.engine.close()
   }

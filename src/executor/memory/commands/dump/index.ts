@@ -109,7 +109,7 @@ function restore(ctx: CommandContext, argv: readonly string[]): Out {
   const deadline = ttl === 0n || options.absoluteTtl ? ttl : BigInt.asIntN(64, ttl + now)
   // `checkAlreadyExpired`: a deadline at or before now. A 7.4 hash whose every field has expired
   // is left out the same way.
-  if ((deadline !== 0n && deadline <= now) || (value instanceof HashValue && value.size === 0)) return OK
+  if ((deadline !== 0n && deadline <= now && !ctx.engine.loading) || (value instanceof HashValue && value.size === 0)) return OK
   ctx.db.set(key, value)
   if (deadline !== 0n) setDeadline(ctx.db, key, deadline)
   if (value instanceof HashValue) trackVolatileHash(ctx.db, key, value)

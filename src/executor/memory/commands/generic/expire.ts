@@ -92,7 +92,8 @@ function expireKey(ctx: CommandContext, argv: readonly string[], base: bigint, u
     if (gt && (current === undefined || at <= current)) return 0
     if (lt && current !== undefined && at >= current) return 0
   }
-  if (at <= BigInt(ctx.now)) {
+  // `checkAlreadyExpired`: never while loading the AOF, whose deadlines may have passed since.
+  if (at <= BigInt(ctx.now) && !ctx.engine.loading) {
     ctx.db.remove(key)
     return 1
   }

@@ -120,7 +120,7 @@ function expireField(ctx: CommandContext, key: string, hash: HashValue, field: s
   } else if (condition === 'nx' || (condition === 'gt' && previous >= at) || (condition === 'lt' && previous <= at)) {
     return 0
   }
-  if (at <= ctx.now) {
+  if (at <= ctx.now && !ctx.engine.loading) {
     hash.delete(field)
     return 2
   }
@@ -239,7 +239,7 @@ function hgetex(ctx: CommandContext, argv: readonly string[]): Out {
     values.push(value ?? null)
     if (value === undefined) continue
     if (persist) hash.persist(field)
-    else if (at !== undefined && at <= ctx.now) hash.delete(field)
+    else if (at !== undefined && at <= ctx.now && !ctx.engine.loading) hash.delete(field)
     else if (at !== undefined) setFieldDeadline(ctx, key, hash, field, at)
   }
   deleteIfEmpty(ctx, key, hash)
@@ -320,7 +320,7 @@ function hsetex(ctx: CommandContext, argv: readonly string[]): Out {
     // With a new TTL or KEEPTTL the old TTL is not discarded by the write itself.
     hash.set(field, argv[i + 1], limits, at !== undefined || keepTtl)
     if (at === undefined) continue
-    if (at <= ctx.now) hash.delete(field)
+    if (at <= ctx.now && !ctx.engine.loading) hash.delete(field)
     else setFieldDeadline(ctx, key, hash, field, at)
   }
   // A deadline already due deletes the fields just written, and maybe the whole hash.

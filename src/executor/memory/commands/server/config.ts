@@ -71,12 +71,31 @@ function configSet(ctx: CommandContext, argv: readonly string[]): Out {
     if (parameter.name === 'save' && parsed !== '' && ctx.engine.rdb === undefined) return setFailed(name, SAVE_WITHOUT_DIRECTORY)
     updates.set(parameter.name, parsed)
   }
-  for (const [name, value] of updates) ctx.engine.config.set(name, value)
+  // Parameters with a live effect (appendonly, appendfsync …) apply before they are stored; a
+  // refusal stops there, and what was applied before it stays, as Redis applies in order.
+  for (const [name, value] of updates) {
+    const refused = applyLive(ctx, name, value)
+    if (refused !== undefined) return setFailed(name, refused)
+    ctx.engine.config.set(name, value)
+  }
   return OK
 }
 
 /** Save points on an engine without a data directory would be accepted and never honoured. */
 const SAVE_WITHOUT_DIRECTORY = 'persistence is off (no data directory): save points cannot take effect'
+
+/**
+ * Runs the engine's live effect of a parameter, if it has one. `appendonly yes` without a data
+ * directory has nothing to write to: it is refused rather than stored and ignored.
+ */
+function applyLive(ctx: CommandContext, name: string, value: string): string | undefined {
+  const current = ctx.engine.config.get(name)
+  if (current === value) return undefined
+  const apply = ctx.engine.configAppliers.get(name)
+  if (apply !== undefined) return apply(value)
+  if (name === 'appendonly' && value === 'yes') return 'this executor has no data directory (start it with persistence options, or the CLI without --no-persistence)'
+  return undefined
+}
 
 function setFailed(name: string, reason: string): ReplyError {
   return new ReplyError(`ERR CONFIG SET failed (possibly related to argument '${name}') - ${reason}`)

@@ -4,6 +4,7 @@
  * config, RDB saves); memory is an estimate (`memory-estimate.ts`); replication and the other
  * figures of machinery this engine does not have are those of an idle standalone master.
  */
+import { aofControlOf } from '../../persistence/aof-control.js'
 import type { Engine } from '../../engine.js'
 import type { CommandContext, Out } from '../../command.js'
 import { SERVER_VERSION } from '../../../../commands/lookup.js'
@@ -148,6 +149,39 @@ function memorySection(engine: Engine): Lines {
   ]
 }
 
+/** INFO's AOF fields; the sizes and buffers only while the AOF is on, as Redis prints them. */
+function aofLines(engine: Engine): Lines {
+  const aof = aofControlOf(engine)?.aof
+  const status = aof?.status()
+  const lines: Lines = [
+    ['aof_enabled', aof === undefined ? 0 : 1],
+    ['aof_rewrite_in_progress', status?.rewriteInProgress ? 1 : 0],
+    ['aof_rewrite_scheduled', status?.rewriteScheduled ? 1 : 0],
+    ['aof_last_rewrite_time_sec', status?.lastRewriteTimeSec ?? -1],
+    ['aof_current_rewrite_time_sec', status?.currentRewriteTimeSec ?? -1],
+    ['aof_last_bgrewrite_status', status?.lastRewriteStatus ?? 'ok'],
+    ['aof_rewrites', status?.rewrites ?? 0],
+    ['aof_rewrites_consecutive_failures', status?.consecutiveRewriteFailures ?? 0],
+    ['aof_last_write_status', status?.lastWriteStatus ?? 'ok'],
+    ['aof_last_cow_size', 0],
+  ]
+  return lines
+}
+
+/** Printed after the module_fork fields, and only while the AOF is on. */
+function aofSizeLines(engine: Engine): Lines {
+  const status = aofControlOf(engine)?.aof?.status()
+  if (status === undefined) return []
+  return [
+    ['aof_current_size', status.currentSize],
+    ['aof_base_size', status.baseSize],
+    ['aof_pending_rewrite', status.rewriteScheduled ? 1 : 0],
+    ['aof_buffer_length', status.bufferLength],
+    ['aof_pending_bio_fsync', status.pendingFsync ? 1 : 0],
+    ['aof_delayed_fsync', 0],
+  ]
+}
+
 function persistenceSection(engine: Engine): Lines {
   const rdb = engine.rdb
   return [
@@ -170,18 +204,10 @@ function persistenceSection(engine: Engine): Lines {
     ['rdb_last_cow_size', 0],
     ['rdb_last_load_keys_expired', rdb?.keysExpiredAtLoad ?? 0],
     ['rdb_last_load_keys_loaded', rdb?.keysLoaded ?? 0],
-    ['aof_enabled', engine.config.get('appendonly') === 'yes' ? 1 : 0],
-    ['aof_rewrite_in_progress', 0],
-    ['aof_rewrite_scheduled', 0],
-    ['aof_last_rewrite_time_sec', -1],
-    ['aof_current_rewrite_time_sec', -1],
-    ['aof_last_bgrewrite_status', 'ok'],
-    ['aof_rewrites', 0],
-    ['aof_rewrites_consecutive_failures', 0],
-    ['aof_last_write_status', 'ok'],
-    ['aof_last_cow_size', 0],
+    ...aofLines(engine),
     ['module_fork_in_progress', 0],
     ['module_fork_last_cow_size', 0],
+    ...aofSizeLines(engine),
   ]
 }
 

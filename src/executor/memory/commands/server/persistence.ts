@@ -1,9 +1,11 @@
 /**
  * SAVE, BGSAVE, LASTSAVE, SHUTDOWN and BGREWRITEAOF. The work is `persistence/rdb-persistence.ts`;
  * these handlers check arguments and state in Redis's order and answer with Redis's texts. An
- * engine without a data directory refuses to save rather than answer OK and write nothing.
+ * engine without a data directory refuses to save rather than answer OK and write nothing;
+ * BGREWRITEAOF rewrites the append-only file when the executor has one (`persistence/aof.ts`).
  */
 import { OK, ReplyError, Status } from '../../../../reply.js'
+import { aofControlOf } from '../../persistence/aof-control.js'
 import type { CommandContext, Out } from '../../command.js'
 import { SYNTAX } from '../../errors.js'
 import type { RdbPersistence } from '../../persistence/rdb-persistence.js'
@@ -46,9 +48,17 @@ function bgsave(ctx: CommandContext, argv: readonly string[]): Out {
   return BGSAVE_STARTED
 }
 
-/** BGREWRITEAOF: the append-only part owns it; without an append-only file it only answers. */
-function bgrewriteaof(): Out {
-  return BGREWRITEAOF_STARTED
+const REWRITE_RUNNING = new ReplyError('ERR Background append only file rewriting already in progress')
+const NO_DATA_DIRECTORY = new ReplyError('ERR BGREWRITEAOF needs a data directory: this executor runs without persistence')
+const AOF_OFF = new ReplyError('ERR The AOF is off: CONFIG SET appendonly yes starts it, with a rewrite')
+
+/** BGREWRITEAOF: a new base from the keyspace now, a new increment from here on (`persistence/aof.ts`). */
+function bgrewriteaof(ctx: CommandContext): Out {
+  const control = aofControlOf(ctx.engine)
+  if (control === undefined) return NO_DATA_DIRECTORY
+  const aof = control.aof
+  if (aof === undefined) return AOF_OFF
+  return aof.requestRewrite() ? BGREWRITEAOF_STARTED : REWRITE_RUNNING
 }
 
 /** LASTSAVE: Unix time of the last successful save; the start time until one ran. */

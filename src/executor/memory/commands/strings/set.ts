@@ -145,7 +145,7 @@ export function getex(ctx: CommandContext, argv: readonly string[]): Out {
     const { option, amount } = options.expire
     const at = expireAt(ctx, option, amount)
     if (typeof at !== 'number') return at
-    if ((option === 'EXAT' || option === 'PXAT') && at <= ctx.now) ctx.db.remove(key)
+    if ((option === 'EXAT' || option === 'PXAT') && at <= ctx.now && !ctx.engine.loading) ctx.db.remove(key)
     else ctx.db.setExpire(key, at)
   } else if (options.persist) {
     ctx.db.persist(key)

@@ -1,0 +1,557 @@
+/**
+ * The append-only file: Redis 7.0's multi-part layout in `<dir>/<appenddirname>/` (a base, the
+ * increments, the manifest), the three fsync policies, the write failures that refuse writes with
+ * MISCONF, and the rewrite (BGREWRITEAOF, growth, `CONFIG SET appendonly yes`).
+ *
+ * Writes are grouped per event-loop turn: the commands of a turn are encoded into one buffer,
+ * written with one `write` after the turn (setImmediate), and under `always` fsynced before their
+ * replies are released ({@link AppendOnlyFile.durable}). While one flush is on its way to the
+ * disk the next turns accumulate, so under load one write + one fsync covers many commands.
+ */
+import fs from 'node:fs'
+import path from 'node:path'
+import { ReplyError } from '../../../reply.js'
+import type { Engine, PropagatedOp, PropagationTarget } from '../engine.js'
+import { encodeCommand } from './aof-format.js'
+import { baseChunks } from './aof-base.js'
+import { formatManifest, parseManifest, syncDirectory, writeFileAtomicSync, type AofFileInfo, type AofManifest } from './aof-manifest.js'
+import { loadAofDirectory, type AofLoadReport } from './aof-load.js'
+
+export type AppendFsync = 'always' | 'everysec' | 'no'
+
+export interface AofOptions {
+  /** The data directory; the AOF lives in `<dir>/<appenddirname>/`. */
+  readonly dir: string
+  readonly appenddirname?: string
+  readonly appendfilename?: string
+  readonly appendfsync?: AppendFsync
+  /** Where load and rewrite notices go (the CLI prints them). Default: nowhere. */
+  readonly log?: (line: string) => void
+}
+
+/** What INFO persistence reports about the AOF. */
+export interface AofStatus {
+  readonly rewriteInProgress: boolean
+  readonly rewriteScheduled: boolean
+  readonly lastRewriteTimeSec: number
+  readonly currentRewriteTimeSec: number
+  readonly lastRewriteStatus: 'ok' | 'err'
+  readonly rewrites: number
+  readonly consecutiveRewriteFailures: number
+  readonly lastWriteStatus: 'ok' | 'err'
+  readonly currentSize: number
+  readonly baseSize: number
+  readonly bufferLength: number
+  readonly pendingFsync: boolean
+}
+
+const MULTI = encodeCommand(['MULTI'])
+const EXEC = encodeCommand(['EXEC'])
+/** How often a failed write is retried, and everysec's fsync period (Redis: serverCron, 1 s). */
+const RETRY_MS = 1000
+const FSYNC_EVERY_MS = 1000
+
+interface Durable {
+  readonly promise: Promise<ReplyError | undefined>
+  readonly resolve: (error: ReplyError | undefined) => void
+}
+
+function durablePromise(): Durable {
+  let resolve!: (error: ReplyError | undefined) => void
+  const promise = new Promise<ReplyError | undefined>((settle) => (resolve = settle))
+  return { promise, resolve }
+}
+
+export class AppendOnlyFile implements PropagationTarget {
+  readonly folder: string
+  readonly filename: string
+  private policy: AppendFsync
+  private readonly log: (line: string) => void
+  private manifest!: AofManifest
+  private fd = -1
+  /** Encoded commands not yet handed to the OS. */
+  private buffer = ''
+  /** Settles once {@link buffer}'s commands are written (and fsynced under `always`). */
+  private bufferDurable: Durable | undefined
+  private inFlight: Durable | undefined
+  private flushScheduled = false
+  private selectedDb = -1
+  private unsynced = false
+  private incrSize = 0
+  private baseSize = 0
+  /** Size of the whole AOF when the last rewrite finished: the growth rule compares to it. */
+  private rewriteBaseSize = 0
+  private lastWriteError: string | undefined
+  private retryTimer: ReturnType<typeof setTimeout> | undefined
+  private readonly fsyncTimer: ReturnType<typeof setInterval>
+  private rewriteRequested = false
+  private rewriteStartedAt: number | undefined
+  private stats = { lastRewriteTimeSec: -1, lastRewriteStatus: 'ok' as 'ok' | 'err', rewrites: 0, consecutiveFailures: 0 }
+  private closed = false
+  /** What the load at start found. */
+  loadReport: AofLoadReport | undefined
+
+  private constructor(
+    private readonly engine: Engine,
+    options: AofOptions,
+  ) {
+    this.folder = path.join(options.dir, options.appenddirname ?? 'appendonlydir')
+    this.filename = options.appendfilename ?? 'appendonly.aof'
+    this.policy = options.appendfsync ?? 'everysec'
+    this.log = options.log ?? (() => {})
+    this.fsyncTimer = setInterval(() => this.fsyncEverySecond(), FSYNC_EVERY_MS)
+    this.fsyncTimer.unref?.()
+  }
+
+  /**
+   * Opens the AOF of `options.dir` for `engine`: loads it when its manifest exists (the engine
+   * is then expected empty), else starts one from the engine's keyspace, and from then on logs
+   * every write the engine propagates.
+   */
+  static open(engine: Engine, options: AofOptions): AppendOnlyFile {
+    return AppendOnlyFile.begin(engine, options, false)
+  }
+
+  /**
+   * Starts an AOF from the engine's keyspace (`CONFIG SET appendonly yes`): files of an earlier
+   * AOF in the directory are replaced, not loaded.
+   */
+  static start(engine: Engine, options: AofOptions): AppendOnlyFile {
+    return AppendOnlyFile.begin(engine, options, true)
+  }
+
+  private static begin(engine: Engine, options: AofOptions, fresh: boolean): AppendOnlyFile {
+    const aof = new AppendOnlyFile(engine, options)
+    try {
+      aof.start(fresh)
+    } catch (error) {
+      aof.stopTimers()
+      throw error
+    }
+    engine.propagationTarget = aof
+    return aof
+  }
+
+  private get manifestPath(): string {
+    return path.join(this.folder, `${this.filename}.manifest`)
+  }
+
+  private start(fresh: boolean): void {
+    fs.mkdirSync(this.folder, { recursive: true })
+    const exists = fs.existsSync(this.manifestPath)
+    if (exists && !fresh) {
+      this.manifest = parseManifest(fs.readFileSync(this.manifestPath, 'utf8'), this.manifestPath)
+      this.loadReport = loadAofDirectory(this.engine, this.folder, this.manifest, this.log)
+      this.baseSize = this.manifest.base === undefined ? 0 : this.fileSize(this.manifest.base)
+      let last = this.manifest.increments.at(-1)
+      if (last === undefined) {
+        last = { name: this.incrName(1), seq: 1, type: 'i' }
+        this.manifest = { ...this.manifest, increments: [last] }
+        this.openIncrement(last)
+        writeFileAtomicSync(this.manifestPath, formatManifest(this.manifest))
+      } else this.openIncrement(last)
+      this.incrSize = this.manifest.increments.reduce((sum, file) => sum + this.fileSize(file), 0)
+      this.rewriteBaseSize = this.baseSize + this.incrSize
+      return
+    }
+    // A new AOF: the base holds what the engine has now (a dump.rdb may have been loaded).
+    const old = exists ? parseManifest(fs.readFileSync(this.manifestPath, 'utf8'), this.manifestPath) : undefined
+    const baseSeq = (old?.base?.seq ?? 0) + 1
+    const incrSeq = (old?.increments.at(-1)?.seq ?? 0) + 1
+    const base: AofFileInfo = { name: this.baseName(baseSeq), seq: baseSeq, type: 'b' }
+    const incr: AofFileInfo = { name: this.incrName(incrSeq), seq: incrSeq, type: 'i' }
+    this.baseSize = writeChunksSync(path.join(this.folder, base.name), baseChunks(this.engine))
+    this.openIncrement(incr)
+    this.manifest = { base, increments: [incr], history: [] }
+    writeFileAtomicSync(this.manifestPath, formatManifest(this.manifest))
+    this.rewriteBaseSize = this.baseSize
+    if (old === undefined) return
+    for (const file of [...(old.base === undefined ? [] : [old.base]), ...old.increments, ...old.history]) {
+      fs.rmSync(path.join(this.folder, file.name), { force: true })
+    }
+  }
+
+  private baseName(seq: number): string {
+    return `${this.filename}.${seq}.base.aof`
+  }
+
+  private incrName(seq: number): string {
+    return `${this.filename}.${seq}.incr.aof`
+  }
+
+  private fileSize(file: AofFileInfo): number {
+    return fs.statSync(path.join(this.folder, file.name)).size
+  }
+
+  private openIncrement(file: AofFileInfo): void {
+    this.fd = fs.openSync(path.join(this.folder, file.name), 'a')
+    this.selectedDb = -1
+    syncDirectory(this.folder)
+  }
+
+  /** The fsync policy in force. */
+  get appendfsync(): AppendFsync {
+    return this.policy
+  }
+
+  /** CONFIG SET appendfsync: takes effect from the next flush. */
+  setAppendfsync(policy: AppendFsync): void {
+    this.policy = policy
+  }
+
+  /** One unit of propagated writes; several are wrapped in MULTI/EXEC, as Redis 7.0 does. */
+  writeUnit(ops: readonly PropagatedOp[]): void {
+    if (this.closed) return
+    let text = ''
+    const wrap = ops.length > 1
+    for (let i = 0; i < ops.length; i++) {
+      const op = ops[i]
+      if (op.db !== this.selectedDb) {
+        text += encodeCommand(['SELECT', String(op.db)])
+        this.selectedDb = op.db
+      }
+      if (wrap && i === 0) text += MULTI
+      text += encodeCommand(op.argv)
+    }
+    if (wrap) text += EXEC
+    this.buffer += text
+    this.bufferDurable ??= durablePromise()
+    if (!this.flushScheduled) {
+      this.flushScheduled = true
+      setImmediate(() => this.flush())
+    }
+  }
+
+  /**
+   * A promise that settles once every write logged so far is written: handed to the OS (so a
+   * crash of this process loses none), and under `always` also on disk. It settles with the
+   * MISCONF error when the writes could not be written; undefined when nothing is pending.
+   * Redis too writes the AOF buffer before it sends the replies of a turn, whatever the policy.
+   */
+  durable(): Promise<ReplyError | undefined> | undefined {
+    return (this.bufferDurable ?? this.inFlight)?.promise
+  }
+
+  /** Hands the buffer to the OS (and the disk under `always`); one flush on its way at a time. */
+  private flush(): void {
+    this.flushScheduled = false
+    if (this.inFlight !== undefined || this.buffer === '' || this.closed) return
+    if (this.rewriteRequested) return this.startRewriteNow()
+    const bytes = Buffer.from(this.buffer, 'latin1')
+    const durable = this.bufferDurable ?? durablePromise()
+    this.buffer = ''
+    this.bufferDurable = undefined
+    this.inFlight = durable
+    const fd = this.fd
+    if (this.policy !== 'always') {
+      // A write to the page cache takes microseconds: done here, as Redis does before its replies,
+      // rather than through the thread pool, whose round trip would delay every reply of the turn.
+      let error: NodeJS.ErrnoException | null = null
+      try {
+        writeSyncFully(fd, bytes)
+      } catch (thrown) {
+        error = thrown as NodeJS.ErrnoException
+      }
+      return this.flushed(bytes, error, durable)
+    }
+    // The fsync takes milliseconds: off the event loop, which meanwhile serves reads and gathers
+    // the next turns' writes for the next flush (group commit).
+    writeFully(fd, bytes, (error) => {
+      if (error !== null) return this.flushed(bytes, error, durable)
+      fs.fdatasync(fd, (syncError) => this.flushed(bytes, syncError, durable))
+    })
+  }
+
+  private flushed(bytes: Buffer, error: NodeJS.ErrnoException | null, durable: Durable): void {
+    this.inFlight = undefined
+    if (this.closed) {
+      // close() finishes the file once this flush is done; no retry, no rewrite after that.
+      durable.resolve(error === null ? undefined : new ReplyError(`MISCONF Errors writing to the AOF file: ${error.message}`))
+      return
+    }
+    if (error !== null) return this.writeFailed(bytes, error, durable)
+    this.incrSize += bytes.length
+    this.unsynced = this.policy !== 'always'
+    if (this.lastWriteError !== undefined) this.writeRecovered()
+    durable.resolve(undefined)
+    if (this.rewriteRequested && this.buffer === '') this.startRewriteNow()
+    else if (this.buffer !== '') this.flush()
+    this.maybeRewriteForGrowth()
+  }
+
+  /**
+   * A write that failed (a full disk, an I/O error): the file is cut back to its last complete
+   * command, the bytes wait for a retry, and write commands are refused with MISCONF until one
+   * succeeds. Replies waiting on this flush get the error instead of their reply.
+   */
+  private writeFailed(bytes: Buffer, error: NodeJS.ErrnoException, durable: Durable): void {
+    this.lastWriteError = error.message
+    const refusal = new ReplyError(`MISCONF Errors writing to the AOF file: ${error.message}`)
+    this.engine.writeRefusal = refusal
+    try {
+      fs.ftruncateSync(this.fd, this.incrSize)
+    } catch {
+      // The retry writes from the same offset either way; a failed cut only leaves bytes a load would drop.
+    }
+    this.buffer = bytes.toString('latin1') + this.buffer
+    this.bufferDurable = undefined
+    durable.resolve(refusal)
+    this.log(`Error writing to the AOF file: ${error.message}`)
+    this.retryTimer ??= setTimeout(() => {
+      this.retryTimer = undefined
+      this.flush()
+    }, RETRY_MS)
+    this.retryTimer.unref?.()
+  }
+
+  private writeRecovered(): void {
+    this.log('AOF write error looks solved, the AOF can write again.')
+    this.lastWriteError = undefined
+    this.engine.writeRefusal = undefined
+  }
+
+  private fsyncEverySecond(): void {
+    if (this.policy !== 'everysec' || !this.unsynced || this.fd < 0) return
+    this.unsynced = false
+    fs.fdatasync(this.fd, (error) => {
+      if (error !== null) this.unsynced = true
+    })
+  }
+
+  /** INFO persistence's figures. */
+  status(): AofStatus {
+    const now = Date.now()
+    return {
+      rewriteInProgress: this.rewriteStartedAt !== undefined,
+      rewriteScheduled: this.rewriteRequested && this.rewriteStartedAt === undefined,
+      lastRewriteTimeSec: this.stats.lastRewriteTimeSec,
+      currentRewriteTimeSec: this.rewriteStartedAt === undefined ? -1 : Math.floor((now - this.rewriteStartedAt) / 1000),
+      lastRewriteStatus: this.stats.lastRewriteStatus,
+      rewrites: this.stats.rewrites,
+      consecutiveRewriteFailures: this.stats.consecutiveFailures,
+      lastWriteStatus: this.lastWriteError === undefined ? 'ok' : 'err',
+      currentSize: this.baseSize + this.incrSize,
+      baseSize: this.baseSize,
+      bufferLength: this.buffer.length,
+      pendingFsync: this.inFlight !== undefined,
+    }
+  }
+
+  /**
+   * BGREWRITEAOF: false when one is already running. The switch to a new increment happens
+   * between flushes, so every command before it is in the old files and every one after it in
+   * the new increment; the base is the keyspace at that instant.
+   */
+  requestRewrite(): boolean {
+    if (this.rewriteStartedAt !== undefined || this.rewriteRequested) return false
+    this.rewriteRequested = true
+    if (this.inFlight === undefined) this.startRewriteNow()
+    return true
+  }
+
+  get rewriting(): boolean {
+    return this.rewriteStartedAt !== undefined
+  }
+
+  private startRewriteNow(): void {
+    this.rewriteRequested = false
+    this.rewriteStartedAt = Date.now()
+    // What the old files still miss goes there first, so they stay complete if the rewrite fails.
+    if (this.buffer !== '') this.writeBufferSync()
+    let chunks: string[]
+    try {
+      chunks = baseChunks(this.engine)
+    } catch (error) {
+      return this.rewriteFailed(error)
+    }
+    const oldManifest = this.manifest
+    const incrSeq = (oldManifest.increments.at(-1)?.seq ?? 0) + 1
+    const incr: AofFileInfo = { name: this.incrName(incrSeq), seq: incrSeq, type: 'i' }
+    const oldFd = this.fd
+    try {
+      this.openIncrement(incr)
+      this.manifest = { ...oldManifest, increments: [...oldManifest.increments, incr] }
+      writeFileAtomicSync(this.manifestPath, formatManifest(this.manifest))
+    } catch (error) {
+      if (this.fd !== oldFd) fs.closeSync(this.fd)
+      this.fd = oldFd
+      this.manifest = oldManifest
+      return this.rewriteFailed(error)
+    }
+    fs.fsync(oldFd, () => fs.close(oldFd, () => {}))
+    const baseSeq = (oldManifest.base?.seq ?? 0) + 1
+    const base: AofFileInfo = { name: this.baseName(baseSeq), seq: baseSeq, type: 'b' }
+    writeChunks(path.join(this.folder, base.name), chunks)
+      .then((size) => this.rewriteDone(base, incr, size))
+      .catch((error: unknown) => this.rewriteFailed(error))
+  }
+
+  private rewriteDone(base: AofFileInfo, incr: AofFileInfo, baseSize: number): void {
+    if (this.closed) {
+      // Closed meanwhile: the manifest still lists complete files; another process may own the
+      // directory by now, so the new base is dropped rather than swapped in.
+      fs.rmSync(path.join(this.folder, base.name), { force: true })
+      return
+    }
+    const old = this.manifest
+    // Only the increment opened at the rewrite's start and those after it stay.
+    const kept = old.increments.filter((file) => file.seq >= incr.seq)
+    this.manifest = { base, increments: kept, history: [] }
+    try {
+      writeFileAtomicSync(this.manifestPath, formatManifest(this.manifest))
+    } catch (error) {
+      this.manifest = old
+      fs.rmSync(path.join(this.folder, base.name), { force: true })
+      return this.rewriteFailed(error)
+    }
+    for (const file of [...(old.base === undefined ? [] : [old.base]), ...old.increments, ...old.history]) {
+      if (file.name !== base.name && !kept.includes(file)) fs.rmSync(path.join(this.folder, file.name), { force: true })
+    }
+    const keptSize = kept.reduce((sum, file) => sum + this.fileSize(file), 0)
+    this.baseSize = baseSize
+    this.incrSize = keptSize
+    this.rewriteBaseSize = baseSize + keptSize
+    this.stats.rewrites++
+    this.stats.consecutiveFailures = 0
+    this.stats.lastRewriteStatus = 'ok'
+    this.stats.lastRewriteTimeSec = Math.floor((Date.now() - (this.rewriteStartedAt ?? Date.now())) / 1000)
+    this.rewriteStartedAt = undefined
+    this.log('Background AOF rewrite finished successfully')
+  }
+
+  private rewriteFailed(error: unknown): void {
+    this.stats.lastRewriteStatus = 'err'
+    this.stats.consecutiveFailures++
+    this.stats.lastRewriteTimeSec = Math.floor((Date.now() - (this.rewriteStartedAt ?? Date.now())) / 1000)
+    this.rewriteStartedAt = undefined
+    this.log(`Background AOF rewrite failed: ${(error as Error)?.message ?? error}`)
+  }
+
+  /** Redis's auto-aof-rewrite-percentage / auto-aof-rewrite-min-size rule. */
+  private maybeRewriteForGrowth(): void {
+    if (this.rewriteStartedAt !== undefined || this.rewriteRequested) return
+    const percentage = Number(this.engine.config.get('auto-aof-rewrite-percentage') ?? '100')
+    const minSize = Number(this.engine.config.get('auto-aof-rewrite-min-size') ?? '67108864')
+    const current = this.baseSize + this.incrSize
+    if (percentage === 0 || current < minSize) return
+    const base = this.rewriteBaseSize === 0 ? 1 : this.rewriteBaseSize
+    if (((current - base) * 100) / base >= percentage) {
+      this.log(`Starting automatic rewriting of AOF on ${Math.floor(((current - base) * 100) / base)}% growth`)
+      this.requestRewrite()
+    }
+  }
+
+  /** Writes (and fsyncs) the buffer now; only when no flush is in flight. */
+  private writeBufferSync(): void {
+    const bytes = Buffer.from(this.buffer, 'latin1')
+    const durable = this.bufferDurable
+    this.buffer = ''
+    this.bufferDurable = undefined
+    try {
+      writeSyncFully(this.fd, bytes)
+      if (this.policy === 'always') fs.fdatasyncSync(this.fd)
+      this.incrSize += bytes.length
+      durable?.resolve(undefined)
+    } catch (error) {
+      this.writeFailed(bytes, error as NodeJS.ErrnoException, durable ?? durablePromise())
+    }
+  }
+
+  /**
+   * Stops logging: what is buffered is written and fsynced, the file closed. Used by
+   * `CONFIG SET appendonly no` and when the executor closes.
+   */
+  close(): void {
+    if (this.closed) return
+    if (this.inFlight === undefined && this.buffer !== '') this.writeBufferSync()
+    this.closed = true
+    this.stopTimers()
+    if (this.engine.propagationTarget === this) this.engine.propagationTarget = undefined
+    this.engine.writeRefusal = undefined
+    const fd = this.fd
+    this.fd = -1
+    if (fd < 0) return
+    if (this.inFlight === undefined) {
+      try {
+        fs.fsyncSync(fd)
+      } finally {
+        fs.closeSync(fd)
+      }
+    } else {
+      void this.inFlight.promise.then(() => {
+        if (this.buffer !== '') writeSyncFully(fd, Buffer.from(this.buffer, 'latin1'))
+        fs.fsyncSync(fd)
+        fs.closeSync(fd)
+      })
+    }
+  }
+
+  private stopTimers(): void {
+    clearInterval(this.fsyncTimer)
+    if (this.retryTimer !== undefined) clearTimeout(this.retryTimer)
+  }
+}
+
+/** fs.write until every byte is written (a write may take fewer). */
+function writeFully(fd: number, bytes: Buffer, done: (error: NodeJS.ErrnoException | null) => void, from = 0): void {
+  fs.write(fd, bytes, from, bytes.length - from, null, (error, written) => {
+    if (error !== null) return done(error)
+    if (from + written < bytes.length) return writeFully(fd, bytes, done, from + written)
+    done(null)
+  })
+}
+
+function writeSyncFully(fd: number, bytes: Buffer): void {
+  let from = 0
+  while (from < bytes.length) from += fs.writeSync(fd, bytes, from, bytes.length - from)
+}
+
+/** Writes a new file from binary-string chunks (temp file, fsync, rename, directory fsync); its size. */
+function writeChunksSync(target: string, chunks: readonly string[]): number {
+  const temp = `${target}.temp-${process.pid}`
+  let size = 0
+  try {
+    const fd = fs.openSync(temp, 'w')
+    try {
+      for (const chunk of chunks) {
+        const bytes = Buffer.from(chunk, 'latin1')
+        writeSyncFully(fd, bytes)
+        size += bytes.length
+      }
+      fs.fsyncSync(fd)
+    } finally {
+      fs.closeSync(fd)
+    }
+    fs.renameSync(temp, target)
+  } catch (error) {
+    fs.rmSync(temp, { force: true })
+    throw error
+  }
+  syncDirectory(path.dirname(target))
+  return size
+}
+
+/** {@link writeChunksSync} without blocking: one chunk per write, the event loop runs between. */
+async function writeChunks(target: string, chunks: readonly string[]): Promise<number> {
+  const temp = `${target}.temp-${process.pid}`
+  let size = 0
+  try {
+    const handle = await fs.promises.open(temp, 'w')
+    try {
+      for (const chunk of chunks) {
+        const bytes = Buffer.from(chunk, 'latin1')
+        await handle.write(bytes)
+        size += bytes.length
+      }
+      await handle.sync()
+    } finally {
+      await handle.close()
+    }
+    await fs.promises.rename(temp, target)
+  } catch (error) {
+    await fs.promises.rm(temp, { force: true })
+    throw error
+  }
+  syncDirectory(path.dirname(target))
+  return size
+}

@@ -1,0 +1,269 @@
+/**
+ * The append-only file of the memory executor: what a restart loads, how a cut or corrupt file
+ * is handled, the rewrite, the fsync policies' replies and a failing disk.
+ */
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { afterEach, describe, expect, test, vi } from 'vitest'
+import { MemoryExecutor, type MemoryExecutorOptions } from '../../../src/executor/memory/memory-executor.js'
+import type { PersistenceOptions } from '../../../src/executor/memory/persistence/rdb-persistence.js'
+import { AofFormatError } from '../../../src/executor/memory/persistence/aof-format.js'
+import { ReplyError, type Command, type Reply } from '../../../src/reply.js'
+import { keyspaceOf } from '../../support/keyspace-snapshot.js'
+
+const dirs: string[] = []
+const open: MemoryExecutor[] = []
+
+function tempDir(): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'restis-aof-'))
+  dirs.push(dir)
+  return dir
+}
+
+function executor(persistence: PersistenceOptions, options: MemoryExecutorOptions = {}): MemoryExecutor {
+  const made = new MemoryExecutor({ activeExpiryInterval: 0, ...options, persistence })
+  open.push(made)
+  return made
+}
+
+afterEach(async () => {
+  vi.restoreAllMocks()
+  await Promise.all(open.splice(0).map((made) => made.close()))
+  for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true })
+})
+
+const text = (reply: Reply): unknown => (Buffer.isBuffer(reply) ? reply.toString('latin1') : Array.isArray(reply) ? reply.map(text) : reply)
+
+const keyspace = (made: MemoryExecutor) => keyspaceOf(made, 'exact', 4)
+
+function folder(dir: string): string {
+  return path.join(dir, 'appendonlydir')
+}
+
+function incrFile(dir: string): string {
+  const manifest = fs.readFileSync(path.join(folder(dir), 'appendonly.aof.manifest'), 'utf8')
+  const name = /file (\S+) seq \d+ type i/.exec(manifest)![1]
+  return path.join(folder(dir), name)
+}
+
+const WRITES: Command[] = [
+  ['SET', 'plain', 'v'],
+  ['SET', 'timed', 'v', 'EX', '1000'],
+  ['SETEX', 'setex', '1000', 'v'],
+  ['INCRBYFLOAT', 'float', '1.25'],
+  ['RPUSH', 'list', 'a', 'b', 'c'],
+  ['SADD', 'set', 'a', 'b', 'c', 'd'],
+  ['SPOP', 'set'],
+  ['HSET', 'hash', 'f', '1', 'g', '2'],
+  ['HINCRBYFLOAT', 'hash', 'f', '0.5'],
+  ['ZADD', 'zset', '1', 'a', '2', 'b'],
+  ['XADD', 'stream', '*', 'field', 'value'],
+  ['XGROUP', 'CREATE', 'stream', 'group', '0'],
+  ['XREADGROUP', 'GROUP', 'group', 'consumer', 'COUNT', '1', 'STREAMS', 'stream', '>'],
+  ['EXPIRE', 'list', '5000'],
+  ['EVAL', "redis.call('set', KEYS[1], 'a'); redis.call('append', KEYS[1], 'b')", '1', 'script'],
+  ['SELECT', '2'],
+  ['SET', 'in-db-2', 'x'],
+  ['PFADD', 'hll', 'a', 'b'],
+]
+
+describe('AOF load after a restart', () => {
+  test('every type, TTLs, scripts and databases come back as they were', async () => {
+    const dir = tempDir()
+    const first = executor({ dir, appendonly: true, appendfsync: 'always' })
+    await first.pipeline(WRITES)
+    await first.transaction([['SET', 'tx-a', '1'], ['INCR', 'tx-b']])
+    const before = await keyspace(first)
+    await first.close()
+    const second = executor({ dir, appendonly: true })
+    expect(await keyspace(second)).toEqual(before)
+    expect(Object.keys(before)).toContain('2:in-db-2')
+  })
+
+  test('a key whose deadline passed while the server was down stays gone; one still due keeps its deadline', async () => {
+    const dir = tempDir()
+    let now = 1_000_000
+    const clock = () => now
+    const first = executor({ dir, appendonly: true, appendfsync: 'always' }, { clock })
+    await first.exec(['SET', 'k', 'v', 'PX', '100'])
+    now += 50
+    // APPEND on a live key keeps its TTL; replayed later, it must not see the key as expired.
+    await first.exec(['APPEND', 'k', 'x'])
+    await first.close()
+    now += 10
+    const early = executor({ dir, appendonly: true }, { clock })
+    expect(text(await early.exec(['GET', 'k']))).toBe('vx')
+    expect(await early.exec(['PTTL', 'k'])).toBe(40)
+    await early.close()
+    now += 1000
+    const late = executor({ dir, appendonly: true }, { clock })
+    expect(await late.exec(['GET', 'k'])).toBe(null)
+  })
+
+  test('a cut last command is dropped, reported with its size, and the file is cut there', async () => {
+    const dir = tempDir()
+    const first = executor({ dir, appendonly: true, appendfsync: 'always' })
+    await first.exec(['SET', 'a', '1'])
+    await first.close()
+    const file = incrFile(dir)
+    const complete = fs.statSync(file).size
+    const cut = '*3\r\n$3\r\nSET\r\n$1\r\nb\r\n$5\r\nhel'
+    fs.appendFileSync(file, cut)
+    const lines: string[] = []
+    const second = executor({ dir, appendonly: true, log: (line) => lines.push(line) })
+    expect(text(await second.exec(['GET', 'a']))).toBe('1')
+    expect(await second.exec(['EXISTS', 'b'])).toBe(0)
+    expect(lines.join('\n')).toContain(`dropped the last ${cut.length} bytes`)
+    expect(fs.statSync(file).size).toBe(complete)
+  })
+
+  test('a MULTI without its EXEC at the end is dropped as a cut', async () => {
+    const dir = tempDir()
+    const first = executor({ dir, appendonly: true, appendfsync: 'always' })
+    await first.exec(['SET', 'a', '1'])
+    await first.close()
+    fs.appendFileSync(incrFile(dir), '*1\r\n$5\r\nMULTI\r\n*3\r\n$3\r\nSET\r\n$1\r\nb\r\n$1\r\n2\r\n')
+    const second = executor({ dir, appendonly: true })
+    expect(await second.exec(['EXISTS', 'b'])).toBe(0)
+  })
+
+  test('corruption in the middle refuses to start, naming the file and the offset', async () => {
+    const dir = tempDir()
+    const first = executor({ dir, appendonly: true, appendfsync: 'always' })
+    await first.exec(['SET', 'a', '1'])
+    await first.exec(['SET', 'b', '2'])
+    await first.close()
+    const file = incrFile(dir)
+    const bytes = fs.readFileSync(file, 'latin1')
+    const at = bytes.indexOf('*3', bytes.indexOf('SET'))
+    fs.writeFileSync(file, `${bytes.slice(0, at)}garbage\r\n${bytes.slice(at)}`, 'latin1')
+    let thrown: unknown
+    try {
+      executor({ dir, appendonly: true })
+    } catch (error) {
+      thrown = error
+    }
+    expect(thrown).toBeInstanceOf(AofFormatError)
+    expect((thrown as AofFormatError).offset).toBe(at)
+    expect((thrown as Error).message).toContain(`${path.basename(file)} at offset ${at}`)
+    expect(fs.readFileSync(file, 'latin1')).toContain('garbage') // nothing rewritten behind the user's back
+  })
+})
+
+describe('BGREWRITEAOF', () => {
+  test('compacts into a new base and increment, removes the old files, and loads the same keyspace', async () => {
+    const dir = tempDir()
+    const lines: string[] = []
+    const first = executor({ dir, appendonly: true, appendfsync: 'always', log: (line) => lines.push(line) })
+    for (let i = 0; i < 50; i++) await first.exec(['INCR', 'counter'])
+    await first.pipeline(WRITES)
+    expect(await first.exec(['BGREWRITEAOF'])).toMatchObject({ text: 'Background append only file rewriting started' })
+    await first.exec(['SET', 'after-rewrite', 'yes'])
+    await vi.waitFor(() => expect(lines).toContain('Background AOF rewrite finished successfully'))
+    const files = fs.readdirSync(folder(dir)).sort()
+    expect(files).toEqual(['appendonly.aof.2.base.aof', 'appendonly.aof.2.incr.aof', 'appendonly.aof.manifest'])
+    expect(fs.readFileSync(path.join(folder(dir), 'appendonly.aof.2.incr.aof'), 'latin1')).toContain('after-rewrite')
+    const info = text(await first.exec(['INFO', 'persistence'])) as string
+    expect(info).toMatch(/aof_rewrites:1\r\n/)
+    expect(info).toMatch(/aof_last_bgrewrite_status:ok\r\n/)
+    const before = await keyspace(first)
+    await first.close()
+    expect(await keyspace(executor({ dir, appendonly: true }))).toEqual(before)
+  })
+
+  test('starts by itself once the AOF grew by auto-aof-rewrite-percentage past auto-aof-rewrite-min-size', async () => {
+    const dir = tempDir()
+    const lines: string[] = []
+    const made = executor({ dir, appendonly: true, appendfsync: 'always', log: (line) => lines.push(line) })
+    await made.exec(['CONFIG', 'SET', 'auto-aof-rewrite-min-size', '2000', 'auto-aof-rewrite-percentage', '100'])
+    for (let i = 0; i < 20; i++) await made.exec(['SET', 'same-key', 'x'.repeat(50)])
+    expect(lines.filter((line) => line.startsWith('Starting automatic rewriting'))).toEqual([])
+    for (let i = 0; i < 20; i++) await made.exec(['SET', 'same-key', 'x'.repeat(50)])
+    await vi.waitFor(() => expect(lines).toContain('Background AOF rewrite finished successfully'))
+    expect(lines.find((line) => line.startsWith('Starting automatic rewriting'))).toMatch(/^Starting automatic rewriting of AOF on \d+% growth$/)
+    // The rewrite compacted 40 SETs of one key into one command.
+    expect(fs.statSync(path.join(folder(dir), 'appendonly.aof.2.base.aof')).size).toBeLessThan(200)
+  })
+
+  test('without a data directory it says so instead of pretending', async () => {
+    const made = new MemoryExecutor({ activeExpiryInterval: 0 })
+    open.push(made)
+    expect(await made.exec(['BGREWRITEAOF'])).toEqual(new ReplyError('ERR BGREWRITEAOF needs a data directory: this executor runs without persistence'))
+  })
+})
+
+describe('CONFIG SET appendonly / appendfsync', () => {
+  test('appendonly yes starts the AOF from the keyspace (a rewrite); no stops it', async () => {
+    const dir = tempDir()
+    const made = executor({ dir })
+    await made.exec(['SET', 'before', '1'])
+    expect(text(await made.exec(['CONFIG', 'GET', 'appendonly']))).toEqual(['appendonly', 'no'])
+    expect(fs.existsSync(folder(dir))).toBe(false)
+    expect(await made.exec(['CONFIG', 'SET', 'appendonly', 'yes'])).toMatchObject({ text: 'OK' })
+    await made.exec(['SET', 'after', '2'])
+    expect(text(await made.exec(['INFO', 'persistence']))).toMatch(/aof_enabled:1\r\n/)
+    await made.exec(['CONFIG', 'SET', 'appendonly', 'no'])
+    await made.exec(['SET', 'not-logged', '3'])
+    await made.close()
+    const reloaded = executor({ dir, appendonly: true })
+    expect((text(await reloaded.exec(['KEYS', '*'])) as string[]).sort()).toEqual(['after', 'before'])
+  })
+
+  test('appendonly yes without a data directory is refused, not stored', async () => {
+    const made = new MemoryExecutor({ activeExpiryInterval: 0 })
+    open.push(made)
+    const reply = await made.exec(['CONFIG', 'SET', 'appendonly', 'yes'])
+    expect(reply).toBeInstanceOf(ReplyError)
+    expect((reply as ReplyError).message).toMatch(/CONFIG SET failed \(possibly related to argument 'appendonly'\) - this executor has no data directory/)
+    expect(text(await made.exec(['CONFIG', 'GET', 'appendonly']))).toEqual(['appendonly', 'no'])
+  })
+
+  test('appenddirname and appendfilename are immutable, as in Redis', async () => {
+    const made = executor({ dir: tempDir(), appendonly: true })
+    const reply = await made.exec(['CONFIG', 'SET', 'appendfilename', 'other.aof'])
+    expect((reply as ReplyError).message).toMatch(/can't set immutable config/)
+  })
+})
+
+describe('appendfsync always', () => {
+  test('a reply is released only once its write is on disk, and one fsync serves a whole turn', async () => {
+    const dir = tempDir()
+    const made = executor({ dir, appendonly: true, appendfsync: 'always' })
+    const fs_ = await import('node:fs')
+    const syncs = vi.spyOn(fs_.default, 'fdatasync')
+    const file = incrFile(dir)
+    const replies = Array.from({ length: 100 }, (_, i) =>
+      made.exec(['SET', `key${i}`, 'v']).then(() => fs.readFileSync(file, 'latin1').includes(`key${i}\r\n`)),
+    )
+    expect(await Promise.all(replies)).toEqual(Array(100).fill(true))
+    expect(syncs).toHaveBeenCalledTimes(1)
+  })
+
+  test('a disk that refuses the write: MISCONF for the waiting replies and later writes, reads still served, recovery when it accepts again', async () => {
+    const dir = tempDir()
+    const lines: string[] = []
+    const made = executor({ dir, appendonly: true, appendfsync: 'always', log: (line) => lines.push(line) })
+    const fsModule = (await import('node:fs')).default
+    const realWrite = fsModule.write
+    let full = true
+    vi.spyOn(fsModule, 'write').mockImplementation(((...args: unknown[]) => {
+      const callback = args.at(-1) as (error: NodeJS.ErrnoException | null, written?: number) => void
+      if (!full) return (realWrite as (...a: unknown[]) => void)(...args)
+      const error: NodeJS.ErrnoException = Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' })
+      process.nextTick(() => callback(error))
+    }) as typeof fsModule.write)
+    const refused = await made.exec(['SET', 'a', '1'])
+    expect((refused as ReplyError).message).toBe('MISCONF Errors writing to the AOF file: ENOSPC: no space left on device, write')
+    expect((await made.exec(['SET', 'b', '2']) as ReplyError).message).toMatch(/^MISCONF Errors writing to the AOF file/)
+    expect(await made.exec(['PING'])).toMatchObject({ text: 'PONG' })
+    expect(text(await made.exec(['INFO', 'persistence']))).toMatch(/aof_last_write_status:err\r\n/)
+    full = false
+    await vi.waitFor(() => expect(lines).toContain('AOF write error looks solved, the AOF can write again.'), { timeout: 5000 })
+    expect(await made.exec(['SET', 'c', '3'])).toMatchObject({ text: 'OK' })
+    await made.close()
+    // `a` ran in memory before its write failed; the retry put it on disk. `b` was refused.
+    const reloaded = executor({ dir, appendonly: true })
+    expect((text(await reloaded.exec(['KEYS', '*'])) as string[]).sort()).toEqual(['a', 'c'])
+  })
+})
