@@ -70,7 +70,7 @@ describe('kill -9 under write load', () => {
     const dir = tempDir()
     const first = launch(['--dir', dir, '--appendonly', 'yes', '--appendfsync', policy])
     const banner = await first.ready
-    expect(first.output()).toContain(`data directory: ${dir} (append-only file on, appendfsync ${policy})`)
+    expect(first.output()).toContain(`data: ${dir}/dump.rdb (save points "3600 1 300 100 60 10000", and on shutdown; append-only file on, appendfsync ${policy})`)
     const acknowledged = await writeUntilKilled(first, banner)
     const second = launch(['--dir', dir, '--appendonly', 'yes'])
     const again = await second.ready

@@ -55,7 +55,7 @@ const AOF_OFF = new ReplyError('ERR The AOF is off: CONFIG SET appendonly yes st
 /** BGREWRITEAOF: a new base from the keyspace now, a new increment from here on (`persistence/aof.ts`). */
 function bgrewriteaof(ctx: CommandContext): Out {
   const control = aofControlOf(ctx.engine)
-  if (control === undefined) return NO_DATA_DIRECTORY
+  if (control === undefined) return ctx.engine.rdb === undefined ? NO_DATA_DIRECTORY : AOF_OFF
   const aof = control.aof
   if (aof === undefined) return AOF_OFF
   return aof.requestRewrite() ? BGREWRITEAOF_STARTED : REWRITE_RUNNING
