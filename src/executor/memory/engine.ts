@@ -4,7 +4,8 @@ import type { CommandContext, Handler, Out, Session } from './command.js'
 import { handlers } from './commands/index.js'
 import { EXEC_ABORT } from './errors.js'
 import { defaultConfig, type ConfigTable } from './commands/server/config-parameters.js'
-import { Database } from './keyspace.js'
+import { Database, KeyspaceState } from './keyspace.js'
+import { Evictor, MAXMEMORY_POLICIES, OOM_ERROR, type MaxmemoryPolicy } from './eviction.js'
 import { expireHashFields } from './types/hash.js'
 import { formatMonitorLine, monitorTiming } from './monitor.js'
 import { PubSub } from './pubsub.js'
@@ -24,6 +25,19 @@ export interface EngineOptions {
    * with an error and its effects so far stay. Default 5000, Redis's `busy-reply-threshold`.
    */
   readonly scriptTimeLimit?: number
+  /**
+   * Memory limit in bytes (CONFIG SET maxmemory); 0, the default, sets none. Over it, commands
+   * that may grow the dataset evict keys per {@link EngineOptions.maxmemoryPolicy} or are refused
+   * with Redis's OOM error.
+   */
+  readonly maxmemory?: number
+  /** Which keys to evict over {@link EngineOptions.maxmemory}. Default `noeviction`. */
+  readonly maxmemoryPolicy?: MaxmemoryPolicy
+  /**
+   * Uniform random numbers in [0, 1) for the LFU counter's increments and random eviction;
+   * inject a seeded generator to make eviction reproducible. Default `Math.random`.
+   */
+  readonly random?: () => number
 }
 
 /** A command that passed the queue-time checks: its handler and full name. */
@@ -38,6 +52,8 @@ export interface Resolved {
    * (`connection-state.ts`); the engine itself runs them (the RESP listener needs them).
    */
   readonly connectionState: boolean
+  /** Flagged `denyoom`: refused (after eviction failed) while used memory exceeds maxmemory. */
+  readonly denyoom: boolean
   /** Its counters in `stats.commands`, once it ran; they are zeroed in place, never replaced. */
   counters: CommandStats | undefined
 }
@@ -106,13 +122,43 @@ export class Engine {
   private readonly resolvedByName = new Map<string, Resolved>()
   private readonly expiryTimer: ReturnType<typeof setInterval> | undefined
   private nextSessionId = 1
+  /** Shared by every database: access clock and policy, dataset bytes (`key-access.ts`). */
+  readonly keyspace = new KeyspaceState()
+  /** The memory bound: limit, policy, sampling, evicted_keys (`eviction.ts`). */
+  readonly evictor: Evictor
+  /**
+   * Heap bytes in use before any data, INFO's used_memory_startup: the process's heap when its
+   * first engine was made (the runtime, the command table, the Lua VM are not dataset).
+   */
+  readonly baselineMemory: number
+  /** True while EXEC runs its block: the memory bound was checked for the block as a whole. */
+  private insideExec = false
+  /** The configuration version the memory settings were last read at. */
+  private memoryConfigVersion = -1
 
   constructor(options: EngineOptions = {}) {
     const count = options.databases ?? 16
-    this.databases = Array.from({ length: count }, (_, index) => new Database(index))
     this.clock = options.clock ?? Date.now
+    if (options.random !== undefined) this.keyspace.random = options.random
+    this.keyspace.setTime(this.clock())
+    this.databases = Array.from({ length: count }, (_, index) => new Database(index, this.keyspace))
     this.scriptTimeLimit = options.scriptTimeLimit ?? 5000
     this.config = defaultConfig(count)
+    this.baselineMemory = processBaseline()
+    this.evictor = new Evictor(this)
+    if (options.maxmemory !== undefined) {
+      if (!Number.isSafeInteger(options.maxmemory) || options.maxmemory < 0) {
+        throw new RangeError(`maxmemory must be a whole number of bytes >= 0, got ${options.maxmemory}`)
+      }
+      this.config.set('maxmemory', String(options.maxmemory))
+    }
+    if (options.maxmemoryPolicy !== undefined) {
+      if (!MAXMEMORY_POLICIES.includes(options.maxmemoryPolicy)) {
+        throw new RangeError(`maxmemoryPolicy must be one of ${MAXMEMORY_POLICIES.join(', ')}, got ${options.maxmemoryPolicy}`)
+      }
+      this.config.set('maxmemory-policy', options.maxmemoryPolicy)
+    }
+    this.applyMemoryConfig()
     this.stats = {
       commandsProcessed: 0,
       startedAt: this.clock(),
@@ -191,8 +237,23 @@ export class Engine {
       this.feedMonitors(session, EXEC_ARGV)
       return this.countError(EXEC_ABORT)
     }
+    if (this.config.version !== this.memoryConfigVersion) this.applyMemoryConfig()
+    // Redis checks the memory bound once for the whole block, at EXEC, when any command in it
+    // may grow the dataset; the commands inside then run unchecked.
+    if (this.evictor.limit !== 0 && resolved.some((entry) => entry.denyoom) && !this.evictor.makeRoom()) {
+      this.feedMonitors(session, EXEC_ARGV)
+      this.countControl('exec', true)
+      return this.countError(OOM_ERROR)
+    }
     const now = this.clock()
-    const replies = resolved.map((entry, i) => this.run(session, commands[i], entry, now))
+    this.keyspace.setTime(now)
+    this.insideExec = true
+    let replies: Out[]
+    try {
+      replies = resolved.map((entry, i) => this.run(session, commands[i], entry, now))
+    } finally {
+      this.insideExec = false
+    }
     this.feedMonitors(session, EXEC_ARGV)
     this.countControl('exec', false)
     return replies
@@ -222,6 +283,7 @@ export class Engine {
       info: target,
       write: target.flags.has('write'),
       connectionState: mayChangeConnectionState(target.name),
+      denyoom: target.flags.has('denyoom'),
       counters: undefined,
     }
     if (target === info && info.subcommands === undefined && this.resolvedByName.size < RESOLVED_CACHE_LIMIT) {
@@ -231,6 +293,8 @@ export class Engine {
   }
 
   private run(session: Session, argv: readonly string[], resolved: Resolved, now: number): Out {
+    if (this.config.version !== this.memoryConfigVersion) this.applyMemoryConfig()
+    if (resolved.denyoom && this.evictor.limit !== 0 && !this.insideExec && !this.evictor.makeRoom()) return this.reject(argv, OOM_ERROR, resolved.name)
     const ctx = new Invocation(this, session, this.databases[session.db], resolved.name, now)
     // Where MONITOR shows this command: EVAL and FCALL before their script's commands, admin never.
     const monitorAt = this.monitors.size === 0 ? 'never' : monitorTiming(resolved.info)
@@ -244,6 +308,11 @@ export class Engine {
     } catch (error) {
       // A bug in one handler must not take the engine (or the gateway) down with it.
       reply = new ReplyError(`ERR internal error in '${resolved.name}': ${(error as Error)?.message ?? error}`)
+    }
+    const keyspace = this.keyspace
+    if (keyspace.hasNoted) {
+      if (resolved.write) keyspace.settle()
+      else keyspace.forgetNoted()
     }
     counters.calls++
     if (timed) {
@@ -267,6 +336,40 @@ export class Engine {
       this.stats.commands.set(name, counters)
     }
     return counters
+  }
+
+  /**
+   * Reads maxmemory, maxmemory-policy, maxmemory-samples and the LFU parameters after CONFIG SET
+   * changed them (checked once per command by the configuration's version).
+   */
+  private applyMemoryConfig(): void {
+    const config = this.config
+    this.memoryConfigVersion = config.version
+    const evictor = this.evictor
+    const policy = (config.get('maxmemory-policy') ?? 'noeviction') as MaxmemoryPolicy
+    if (policy !== evictor.policy) evictor.reset()
+    evictor.policy = policy
+    evictor.limit = Number(config.get('maxmemory') ?? '0')
+    evictor.samples = Number(config.get('maxmemory-samples') ?? '5')
+    const keyspace = this.keyspace
+    keyspace.lfu = policy.endsWith('-lfu')
+    keyspace.lfuLogFactor = Number(config.get('lfu-log-factor') ?? '10')
+    keyspace.lfuDecayTime = Number(config.get('lfu-decay-time') ?? '1')
+  }
+
+  /** INFO's used_memory: the baseline plus the dataset's estimate. */
+  usedMemory(): number {
+    return this.baselineMemory + this.keyspace.usedBytes
+  }
+
+  /**
+   * A key evicted under maxmemory. INTEGRATION POINT: the persistence parts hook here — the
+   * snapshot part's `beforeKeyChange(db, key)` must run before the removal and the AOF part's
+   * `propagate(db.index, ['DEL', key])` after it, as Redis propagates an eviction as a DEL.
+   */
+  onEvict(db: Database, key: string): void {
+    void db
+    void key
   }
 
   /** Counts an error reply by its code (INFO errorstats) and returns it. */
@@ -314,6 +417,7 @@ export class Engine {
 
   /** Reclaims every key whose TTL has passed (the active expiry cycle). */
   expireDue(now = this.clock()): number {
+    this.keyspace.setTime(now)
     let removed = 0
     for (const db of this.databases) {
       if (db.expires.size !== 0) removed += db.expireDue(now).length
@@ -328,6 +432,14 @@ export class Engine {
     this.monitors.clear()
     this.pubsub.close()
   }
+}
+
+let heapAtFirstEngine: number | undefined
+
+/** Heap in use when the process made its first engine (0 where `process` is absent). */
+function processBaseline(): number {
+  heapAtFirstEngine ??= typeof process !== 'undefined' && typeof process.memoryUsage === 'function' ? process.memoryUsage().heapUsed : 0
+  return heapAtFirstEngine
 }
 
 /** The time of a command whose clock has not been read yet. */
@@ -352,7 +464,11 @@ class Invocation implements CommandContext {
   }
 
   get now(): number {
-    if (Number.isNaN(this.time)) this.time = this.engine.clock()
+    if (Number.isNaN(this.time)) {
+      this.time = this.engine.clock()
+      // The access clock follows for free whenever a command reads the time anyway.
+      this.engine.keyspace.setTime(this.time)
+    }
     return this.time
   }
 }

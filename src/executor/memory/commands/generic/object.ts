@@ -7,8 +7,9 @@ import { readInt64 } from '../../lib/numbers.js'
  * OBJECT ENCODING | FREQ | IDLETIME | REFCOUNT | HELP (Redis 7.0 `object.c`). A missing key
  * answers nil to every subcommand.
  *
- * The engine does not track access times or frequencies: IDLETIME answers 0 and FREQ (under an
- * LFU policy) the counter of a fresh key, 5.
+ * IDLETIME and FREQ read the access clock every key carries (`Database.access`, Redis's `lru`
+ * field): seconds since the last access under an LRU (or no) policy, the decayed logarithmic
+ * counter under an LFU policy. Neither counts as an access itself.
  */
 
 const LFU_NOT_SELECTED = new ReplyError(
@@ -41,8 +42,6 @@ const EMBSTR_SIZE_LIMIT = 44
 /** `OBJ_SHARED_INTEGERS`: 0..9999 are shared objects (REFCOUNT reports `OBJ_SHARED_REFCOUNT`). */
 const SHARED_INTEGERS = 10000
 const SHARED_REFCOUNT = 2147483647
-/** LFU_INIT_VAL: the access counter of a new key. */
-const LFU_INITIAL_COUNTER = 5
 
 /** A value that reports its own Redis encoding (lists, sets, hashes, sorted sets …). */
 interface Encoded {
@@ -103,15 +102,20 @@ function objectRefcount(ctx: CommandContext, argv: readonly string[]): Out {
 }
 
 function objectIdletime(ctx: CommandContext, argv: readonly string[]): Out {
-  const value = ctx.db.read(argv[2], ctx)
+  const value = ctx.db.peek(argv[2], ctx)
   if (value === undefined) return null
-  return isLfuPolicy(ctx) ? LFU_SELECTED : 0
+  if (isLfuPolicy(ctx)) return LFU_SELECTED
+  // The access clock has second resolution; read the time so it is current for this answer.
+  void ctx.now
+  return ctx.db.idleSeconds(argv[2])
 }
 
 function objectFreq(ctx: CommandContext, argv: readonly string[]): Out {
-  const value = ctx.db.read(argv[2], ctx)
+  const value = ctx.db.peek(argv[2], ctx)
   if (value === undefined) return null
-  return isLfuPolicy(ctx) ? LFU_INITIAL_COUNTER : LFU_NOT_SELECTED
+  if (!isLfuPolicy(ctx)) return LFU_NOT_SELECTED
+  void ctx.now
+  return ctx.db.frequency(argv[2])
 }
 
 function objectHelp(): Out {
