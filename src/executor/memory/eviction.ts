@@ -26,6 +26,8 @@ export const MAXMEMORY_POLICIES: readonly MaxmemoryPolicy[] = [
 /** Redis's reply to a `denyoom` command it cannot make room for. */
 export const OOM_ERROR = new ReplyError("OOM command not allowed when used memory > 'maxmemory'.")
 
+/** Samples are drawn 1 to this many keys apart along the walk. */
+const SAMPLE_STRIDE = 8
 /** EVPOOL_SIZE: candidates kept between evictions. */
 const POOL_SIZE = 16
 
@@ -105,7 +107,7 @@ export class Evictor {
       const space = volatile ? db.expires : db.data
       if (space.size === 0) continue
       for (let i = 0; i < this.samples; i++) {
-        const key = this.walk(space)
+        const key = this.sample(db, space)
         if (key === undefined) break
         const score = lfu ? 255 - db.frequency(key) : db.idleSeconds(key)
         this.offer({ db, key, score })
@@ -136,9 +138,7 @@ export class Evictor {
       this.nextDatabase = (this.nextDatabase + 1) % databases.length
       const space = volatile ? db.expires : db.data
       if (space.size === 0) continue
-      const skip = Math.floor(db.shared.random() * this.samples)
-      let key = this.walk(space)
-      for (let i = 0; i < skip; i++) key = this.walk(space) ?? key
+      const key = this.sample(db, space)
       if (key !== undefined) return { db, key, score: 0 }
     }
     return undefined
@@ -151,6 +151,17 @@ export class Evictor {
       if (nearest !== undefined && (best === undefined || nearest.at < -best.score)) best = { db, key: nearest.key, score: -nearest.at }
     }
     return best
+  }
+
+  /**
+   * A key a random stride further along the walk: neighbours in insertion order tend to share
+   * their history (written together, read together), so consecutive keys would make a poor sample.
+   */
+  private sample(db: Database, space: SpillMap<string, unknown>): string | undefined {
+    const skip = Math.floor(db.shared.random() * SAMPLE_STRIDE)
+    let key = this.walk(space)
+    for (let i = 0; i < skip && key !== undefined; i++) key = this.walk(space)
+    return key
   }
 
   /** The next key of the endless walk over `space` (undefined when it is empty). */
