@@ -17,6 +17,7 @@ import { createGateway, type Gateway } from './rest/gateway.js'
 import { runPrimary, runWorker, type Listening, type Serving } from './cli-workers.js'
 import { runQueueCli } from './queue/cli.js'
 import { hostPort, listen, ListenError } from './cli-listen.js'
+import { MEMORY_USAGE, memoryBoundBanner, readMemoryBound, type MemoryBoundOptions } from './cli-memory.js'
 
 const USAGE = `restis: a Redis-compatible database behind HTTP
 
@@ -39,7 +40,7 @@ Options:
   --workers <n|auto>     with --redis: n processes share the ports (auto: one per core; default 1);
                          limits and usage counters are per process. Not with the in-memory
                          engine, whose data lives in one process
-  -h, --help             this text
+${MEMORY_USAGE}  -h, --help             this text
   --version              print the version and exit
 `
 
@@ -56,6 +57,8 @@ interface CliOptions {
   /** PEM certificate and key, read at startup (workers get the text, not the paths). */
   tls?: { readonly cert: string; readonly key: string }
   workers: number
+  /** --maxmemory and --maxmemory-policy, for the in-memory engine. */
+  memory: MemoryBoundOptions
 }
 
 /** `restis <version>`, from the package.json next to src/ and dist/. */
@@ -106,6 +109,8 @@ function readOptions(argv: string[], env: NodeJS.ProcessEnv): CliOptions {
       workers: { type: 'string' },
       'tls-cert': { type: 'string' },
       'tls-key': { type: 'string' },
+      maxmemory: { type: 'string' },
+      'maxmemory-policy': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
       version: { type: 'boolean' },
     },
@@ -147,6 +152,7 @@ function readOptions(argv: string[], env: NodeJS.ProcessEnv): CliOptions {
     redisFrom: redis === undefined ? undefined : values.redis ? 'flag' : 'REDIS_URL',
     tls: readTls(values['tls-cert'], values['tls-key'], env),
     workers,
+    memory: readMemoryBound(values.maxmemory, values['maxmemory-policy'], redis !== undefined),
   }
 }
 
@@ -156,7 +162,7 @@ function readOptions(argv: string[], env: NodeJS.ProcessEnv): CliOptions {
  * A port that cannot be taken rejects with a {@link ListenError}, after closing what was opened.
  */
 async function serve(options: CliOptions, gatewayFor: (executor: Executor) => Gateway): Promise<Serving> {
-  const executor = options.redis !== undefined ? new SocketExecutor({ url: options.redis }) : new MemoryExecutor()
+  const executor = options.redis !== undefined ? new SocketExecutor({ url: options.redis }) : new MemoryExecutor(options.memory)
   const gateway = gatewayFor(executor)
   const handler = createNodeHandler(gateway)
   const server = options.tls === undefined ? createHttpServer(handler) : createHttpsServer(options.tls, handler)
@@ -203,6 +209,7 @@ function banner(options: CliOptions, at: Listening): string {
     (at.respPort !== undefined ? `RESP listening on ${redisScheme}://${hostPort(options.host, at.respPort)}\n` : '') +
     `token${options.tokenGenerated ? ' (generated)' : ''}: ${options.token}\n` +
     (options.readonlyToken ? `read-only token: ${options.readonlyToken}\n` : '') +
+    memoryBoundBanner(options.memory) +
     `try: curl -H "Authorization: Bearer ${options.token}" ${url}/set/a/1\n`
   )
 }
