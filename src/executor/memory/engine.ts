@@ -309,6 +309,12 @@ export class Engine {
       // A bug in one handler must not take the engine (or the gateway) down with it.
       reply = new ReplyError(`ERR internal error in '${resolved.name}': ${(error as Error)?.message ?? error}`)
     }
+    if (this.config.version !== this.memoryConfigVersion) {
+      // CONFIG SET changed a memory setting: it applies now, and a lowered limit evicts at
+      // once, as Redis's apply function for maxmemory does.
+      this.applyMemoryConfig()
+      if (this.evictor.limit !== 0) this.evictor.makeRoom()
+    }
     const keyspace = this.keyspace
     if (keyspace.hasNoted) {
       if (resolved.write) keyspace.settle()
@@ -352,7 +358,7 @@ export class Engine {
     evictor.limit = Number(config.get('maxmemory') ?? '0')
     evictor.samples = Number(config.get('maxmemory-samples') ?? '5')
     const keyspace = this.keyspace
-    keyspace.lfu = policy.endsWith('-lfu')
+    keyspace.useClock(policy.endsWith('-lfu') ? 'lfu' : policy.endsWith('-lru') ? 'lru' : 'off', this.databases)
     keyspace.lfuLogFactor = Number(config.get('lfu-log-factor') ?? '10')
     keyspace.lfuDecayTime = Number(config.get('lfu-decay-time') ?? '1')
   }

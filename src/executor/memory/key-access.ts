@@ -15,9 +15,17 @@ const LRU_CLOCK_MASK = 0xffffff
 const LFU_MINUTES_MASK = 0xffff
 const LFU_COUNTER_MAX = 255
 
+/** Which access clock the keys carry: none, LRU seconds, or LFU counters. */
+export type AccessClock = 'off' | 'lru' | 'lfu'
+
 export class KeyspaceState {
-  /** True under an LFU policy: stamps hold counters; otherwise LRU clock values. */
-  lfu = false
+  /**
+   * The clock kept per key: the policy's (`*-lru`: lru, `*-lfu`: lfu); none under the others,
+   * whose evictions need no history (see `Database.access` for the cost it saves).
+   */
+  clock: AccessClock = 'off'
+  /** The LRU clock when the current clock started: the stamp of keys not accessed since. */
+  clockStartedAt = 0
   /** Unix seconds masked to 24 bits, the LRU clock (`LRU_CLOCK()`). */
   lruClock = 0
   /** Unix minutes masked to 16 bits (`LFUGetTimeInMinutes()`). */
@@ -40,6 +48,14 @@ export class KeyspaceState {
     const seconds = Math.floor(ms / 1000)
     this.lruClock = seconds & LRU_CLOCK_MASK
     this.minutes = Math.floor(seconds / 60) & LFU_MINUTES_MASK
+  }
+
+  /** Switches the clock kept per key; stamps of another clock are dropped. */
+  useClock(clock: AccessClock, databases: readonly Database[]): void {
+    if (clock === this.clock) return
+    this.clock = clock
+    this.clockStartedAt = this.lruClock
+    for (const db of databases) db.access.clear()
   }
 
   /** An LFU stamp: this minute and `counter`. */

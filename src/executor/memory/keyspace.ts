@@ -62,7 +62,9 @@ export class Database {
    * The access clock of each key, as Redis keeps it in the object header: under an LRU (or no)
    * policy the LRU clock in seconds (24 bits) of its last access; under an LFU policy the minute
    * of its last decrement (16 bits) and its logarithmic access counter (8 bits). Strings are
-   * primitives with no room for a field, hence a parallel map.
+   * primitives with no room for a field, hence a parallel map. A second map costs a GET about
+   * 40% and an overwriting SET about 100% (a second hash-table miss), so it is kept only while
+   * a policy uses it (`KeyspaceState.clock`).
    */
   readonly access = new SpillMap<string, number>()
   /** Estimated heap bytes of this database's keys, values and their entries (`memory-accounting.ts`). */
@@ -131,8 +133,10 @@ export class Database {
    */
   private touch(key: string, value: Value): void {
     const shared = this.shared
-    if (shared.lfu) this.access.set(key, lfuIncremented(this.access.get(key) ?? shared.lfuStamp(NEW_KEY_LFU_COUNTER), shared))
-    else this.access.set(key, shared.lruClock)
+    if (shared.clock !== 'off') {
+      if (shared.clock === 'lfu') this.access.set(key, lfuIncremented(this.access.get(key) ?? shared.lfuStamp(NEW_KEY_LFU_COUNTER), shared))
+      else this.access.set(key, shared.lruClock)
+    }
     if (typeof value !== 'string') shared.noteTyped(this, key)
   }
 
@@ -141,7 +145,8 @@ export class Database {
    * `estimateObjectIdleTime`, with the wrap of the 24-bit clock).
    */
   idleSeconds(key: string): number {
-    const stamp = this.access.get(key) ?? this.shared.lruClock
+    // A key not accessed since the clock started counts as idle since then.
+    const stamp = this.access.get(key) ?? this.shared.clockStartedAt
     const clock = this.shared.lruClock
     return clock >= stamp ? clock - stamp : clock + (LRU_CLOCK_MAX - stamp)
   }
@@ -202,8 +207,8 @@ export class Database {
     }
     this.usedBytes += delta
     shared.usedBytes += delta
-    if (!shared.lfu) this.access.set(key, shared.lruClock)
-    else if (old === undefined) this.access.set(key, shared.lfuStamp(NEW_KEY_LFU_COUNTER))
+    if (shared.clock === 'lru') this.access.set(key, shared.lruClock)
+    else if (shared.clock === 'lfu' && old === undefined) this.access.set(key, shared.lfuStamp(NEW_KEY_LFU_COUNTER))
   }
 
   /**

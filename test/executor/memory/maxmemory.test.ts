@@ -84,7 +84,7 @@ describe('maxmemory policies', () => {
   })
 
   test('allkeys-lru keeps the keys read recently and evicts idle ones; evicted_keys counts them', () => {
-    const { run, advance, limitTo, key, exists } = setup()
+    const { run, advance, limitTo, key, exists } = setup({ maxmemoryPolicy: 'allkeys-lru' })
     for (let n = 0; n < 100; n++) run('SET', key(n), VALUE)
     advance(100_000)
     for (let n = 0; n < 10; n++) run('GET', key(n))
@@ -164,7 +164,7 @@ describe('maxmemory policies', () => {
 
 describe('the access clock', () => {
   test('OBJECT IDLETIME counts seconds since the last access; OBJECT itself does not touch', () => {
-    const { run, advance } = setup()
+    const { run, advance } = setup({ maxmemoryPolicy: 'allkeys-lru' })
     run('SET', 'k', 'v')
     advance(10_000)
     expect(run('OBJECT', 'IDLETIME', 'k')).toBe(10)
@@ -192,12 +192,18 @@ describe('the access clock', () => {
     expect(run('OBJECT', 'FREQ', 'k')).toBe(hot)
   })
 
-  test('the policy decides which of the two OBJECT answers', () => {
-    const { run } = setup()
+  test('the policy decides which of the two OBJECT answers, and whether a clock is kept', () => {
+    const { run, advance } = setup()
     run('SET', 'k', 'v')
     expect((run('OBJECT', 'FREQ', 'k') as ReplyError).message).toMatch(/^ERR An LFU maxmemory policy is not selected/)
+    // No per-key clock under noeviction (it would cost every GET and SET): said, not faked.
+    expect((run('OBJECT', 'IDLETIME', 'k') as ReplyError).message).toMatch(/^ERR An LRU maxmemory policy is not selected.*allkeys-lru/)
     run('CONFIG', 'SET', 'maxmemory-policy', 'volatile-lfu')
     expect((run('OBJECT', 'IDLETIME', 'k') as ReplyError).message).toMatch(/^ERR An LFU maxmemory policy is selected/)
+    // Switching to LRU: keys not accessed since count as idle from the switch.
+    run('CONFIG', 'SET', 'maxmemory-policy', 'allkeys-lru')
+    advance(7_000)
+    expect(run('OBJECT', 'IDLETIME', 'k')).toBe(7)
   })
 })
 

@@ -19,6 +19,14 @@ const LFU_SELECTED = new ReplyError(
   'ERR An LFU maxmemory policy is selected, idle time not tracked. Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust.',
 )
 
+/**
+ * Not Redis's: it keeps an idle clock under every policy. Here the per-key clock costs the hot
+ * path a second hash table, so it is kept only under the policies that evict by it.
+ */
+const NO_LRU_CLOCK = new ReplyError(
+  'ERR An LRU maxmemory policy is not selected, idle time not tracked. The in-memory engine keeps per-key idle times only under allkeys-lru or volatile-lru (CONFIG SET maxmemory-policy allkeys-lru).',
+)
+
 const HELP: readonly Status[] = [
   'OBJECT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:',
   'ENCODING <key>',
@@ -105,6 +113,7 @@ function objectIdletime(ctx: CommandContext, argv: readonly string[]): Out {
   const value = ctx.db.peek(argv[2], ctx)
   if (value === undefined) return null
   if (isLfuPolicy(ctx)) return LFU_SELECTED
+  if (ctx.engine.keyspace.clock !== 'lru') return NO_LRU_CLOCK
   // The access clock has second resolution; read the time so it is current for this answer.
   void ctx.now
   return ctx.db.idleSeconds(argv[2])
