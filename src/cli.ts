@@ -22,6 +22,7 @@ import { hostPort, listen, ListenError } from './cli-listen.js'
 import { fromEnv, readTls } from './cli-tls.js'
 import { capConnections, closeGracefully, LIMIT_FLAGS, LIMITS_USAGE, listenerOptions, readLimits, serverOptions, type ServerLimits } from './cli-limits.js'
 import { readRespLimits, RESP_LIMIT_FLAGS, RESP_LIMITS_USAGE, type RespLimits } from './cli-resp-limits.js'
+import { MEMORY_USAGE, memoryBoundBanner, readMemoryBound, type MemoryBoundOptions } from './cli-memory.js'
 
 const USAGE = `restis: a Redis-compatible database behind HTTP
 
@@ -57,7 +58,7 @@ Options:
   --workers <n|auto>     with --redis: n processes share the ports (auto: one per core; default 1);
                          limits and usage counters are per process. Not with the in-memory
                          engine, whose data lives in one process
-  -h, --help             this text
+${MEMORY_USAGE}  -h, --help             this text
   --version              print the version and exit
 
 Limits (docs/protocol.md, "Limits"):
@@ -86,6 +87,8 @@ interface CliOptions {
   respLimits: RespLimits
   /** The in-memory engine's data directory and save points; undefined with --no-persistence or --redis. */
   persistence?: PersistenceOptions
+  /** --maxmemory and --maxmemory-policy, for the in-memory engine. */
+  memory: MemoryBoundOptions
 }
 
 /** `restis <version>`, from the package.json next to src/ and dist/. */
@@ -114,7 +117,8 @@ function readOptions(argv: string[], env: NodeJS.ProcessEnv): CliOptions {
       'no-persistence': { type: 'boolean' },
       appendonly: { type: 'string' },
       appendfsync: { type: 'string' },
-      // The memory bound's flags (--maxmemory, --maxmemory-policy) join here.
+      maxmemory: { type: 'string' },
+      'maxmemory-policy': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
       version: { type: 'boolean' },
       ...RESP_LIMIT_FLAGS,
@@ -167,6 +171,7 @@ function readOptions(argv: string[], env: NodeJS.ProcessEnv): CliOptions {
     workers,
     respLimits,
     persistence: readPersistence(values, redis !== undefined, env),
+    memory: readMemoryBound(values.maxmemory, values['maxmemory-policy'], redis !== undefined),
   }
 }
 
@@ -217,7 +222,7 @@ let onShutdown: (() => void) | undefined
  * A port that cannot be taken rejects with a {@link ListenError}, after closing what was opened.
  */
 async function serve(options: CliOptions, gatewayFor: (executor: Executor) => Gateway): Promise<Serving> {
-  const executor = options.redis !== undefined ? new RedisExecutor({ url: options.redis }) : new MemoryExecutor({ persistence: options.persistence, onShutdown: () => onShutdown?.() })
+  const executor = options.redis !== undefined ? new RedisExecutor({ url: options.redis }) : new MemoryExecutor({ ...options.memory, persistence: options.persistence, onShutdown: () => onShutdown?.() })
   const gateway = gatewayFor(executor)
   const handler = createNodeHandler(gateway, listenerOptions(options.limits))
   const settings = serverOptions(options.limits)
@@ -270,6 +275,7 @@ function banner(options: CliOptions, at: Listening): string {
     `token${options.tokenGenerated ? ' (generated)' : ''}: ${options.token}\n` +
     (options.readonlyToken ? `read-only token: ${options.readonlyToken}\n` : '') +
     (options.redis === undefined ? `${persistenceLine(options.persistence)}\n` : '') +
+    memoryBoundBanner(options.memory) +
     `try: curl -H "Authorization: Bearer ${options.token}" ${url}/set/a/1\n`
   )
 }

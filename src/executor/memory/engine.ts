@@ -4,7 +4,8 @@ import type { CommandContext, Handler, Out, Session } from './command.js'
 import { handlers } from './commands/index.js'
 import { EXEC_ABORT } from './errors.js'
 import { defaultConfig, type ConfigTable } from './commands/server/config-parameters.js'
-import { Database } from './keyspace.js'
+import { Database, KeyspaceState } from './keyspace.js'
+import { Evictor, MAXMEMORY_POLICIES, OOM_ERROR, type MaxmemoryPolicy } from './eviction.js'
 import { expireHashFields } from './types/hash.js'
 import { formatMonitorLine, monitorTiming } from './monitor.js'
 import { PubSub } from './pubsub.js'
@@ -66,6 +67,19 @@ export interface EngineOptions {
    * SHUTDOWN is refused: an embedded engine has nothing to stop.
    */
   readonly onShutdown?: () => void
+  /**
+   * Memory limit in bytes (CONFIG SET maxmemory); 0, the default, sets none. Over it, commands
+   * that may grow the dataset evict keys per {@link EngineOptions.maxmemoryPolicy} or are refused
+   * with Redis's OOM error.
+   */
+  readonly maxmemory?: number
+  /** Which keys to evict over {@link EngineOptions.maxmemory}. Default `noeviction`. */
+  readonly maxmemoryPolicy?: MaxmemoryPolicy
+  /**
+   * Uniform random numbers in [0, 1) for the LFU counter's increments and random eviction;
+   * inject a seeded generator to make eviction reproducible. Default `Math.random`.
+   */
+  readonly random?: () => number
 }
 
 /** A command that passed the queue-time checks: its handler and full name. */
@@ -80,6 +94,8 @@ export interface Resolved {
    * (`connection-state.ts`); the engine itself runs them (the RESP listener needs them).
    */
   readonly connectionState: boolean
+  /** Flagged `denyoom`: refused (after eviction failed) while used memory exceeds maxmemory. */
+  readonly denyoom: boolean
   /** Its counters in `stats.commands`, once it ran; they are zeroed in place, never replaced. */
   counters: CommandStats | undefined
 }
@@ -188,16 +204,46 @@ export class Engine {
   /** Nesting of running commands (a script's calls run inside EVAL); a unit ends at depth 0. */
   private depth = 0
   private unit: PropagatedOp[] = []
+  /** Shared by every database: access clock and policy, dataset bytes (`key-access.ts`). */
+  readonly keyspace = new KeyspaceState()
+  /** The memory bound: limit, policy, sampling, evicted_keys (`eviction.ts`). */
+  readonly evictor: Evictor
+  /**
+   * Heap bytes in use before any data, INFO's used_memory_startup: the process's heap when its
+   * first engine was made (the runtime, the command table, the Lua VM are not dataset).
+   */
+  readonly baselineMemory: number
+  /** True while EXEC runs its block: the memory bound was checked for the block as a whole. */
+  private insideExec = false
+  /** The configuration version the memory settings were last read at. */
+  private memoryConfigVersion = -1
 
   constructor(options: EngineOptions = {}) {
     const count = options.databases ?? 16
-    this.databases = Array.from({ length: count }, (_, index) => new Database(index))
     this.clock = options.clock ?? Date.now
+    if (options.random !== undefined) this.keyspace.random = options.random
+    this.keyspace.setTime(this.clock())
+    this.databases = Array.from({ length: count }, (_, index) => new Database(index, this.keyspace))
     this.scriptTimeLimit = options.scriptTimeLimit ?? 5000
     this.maxReplyElements = positiveLimit(options.maxReplyElements, DEFAULT_MAX_REPLY_ELEMENTS, 'maxReplyElements')
     this.maxReplyBytes = positiveLimit(options.maxReplyBytes, DEFAULT_MAX_REPLY_BYTES, 'maxReplyBytes')
     this.onShutdown = options.onShutdown
     this.config = defaultConfig(count)
+    this.baselineMemory = processBaseline()
+    this.evictor = new Evictor(this)
+    if (options.maxmemory !== undefined) {
+      if (!Number.isSafeInteger(options.maxmemory) || options.maxmemory < 0) {
+        throw new RangeError(`maxmemory must be a whole number of bytes >= 0, got ${options.maxmemory}`)
+      }
+      this.config.set('maxmemory', String(options.maxmemory))
+    }
+    if (options.maxmemoryPolicy !== undefined) {
+      if (!MAXMEMORY_POLICIES.includes(options.maxmemoryPolicy)) {
+        throw new RangeError(`maxmemoryPolicy must be one of ${MAXMEMORY_POLICIES.join(', ')}, got ${options.maxmemoryPolicy}`)
+      }
+      this.config.set('maxmemory-policy', options.maxmemoryPolicy)
+    }
+    this.applyMemoryConfig()
     this.stats = {
       commandsProcessed: 0,
       startedAt: this.clock(),
@@ -285,12 +331,22 @@ export class Engine {
       this.feedMonitors(session, EXEC_ARGV)
       return this.countError(EXEC_ABORT)
     }
+    if (this.config.version !== this.memoryConfigVersion) this.applyMemoryConfig()
+    // Redis checks the memory bound once for the whole block, at EXEC, when any command in it
+    // may grow the dataset; the commands inside then run unchecked.
+    if (this.evictor.limit !== 0 && resolved.some((entry) => entry.denyoom) && !this.evictor.makeRoom()) {
+      this.feedMonitors(session, EXEC_ARGV)
+      this.countControl('exec', true)
+      return this.countError(OOM_ERROR)
+    }
     const now = this.clock()
     // The block's replies share one budget, unless the caller's request already has one.
     const ownBudget = session.replyBudget === undefined
     if (ownBudget) session.replyBudget = requestBudget(this)
     this.inTransaction = true
     this.depth++
+    this.keyspace.setTime(now)
+    this.insideExec = true
     let replies: Out[]
     try {
       replies = resolved.map((entry, i) => this.run(session, commands[i], entry, now))
@@ -298,6 +354,7 @@ export class Engine {
       if (ownBudget) session.replyBudget = undefined
       this.inTransaction = false
       if (--this.depth === 0) this.endUnit()
+      this.insideExec = false
     }
     this.feedMonitors(session, EXEC_ARGV)
     this.countControl('exec', false)
@@ -328,6 +385,7 @@ export class Engine {
       info: target,
       write: target.flags.has('write'),
       connectionState: mayChangeConnectionState(target.name),
+      denyoom: target.flags.has('denyoom'),
       counters: undefined,
     }
     if (target === info && info.subcommands === undefined && this.resolvedByName.size < RESOLVED_CACHE_LIMIT) {
@@ -337,6 +395,8 @@ export class Engine {
   }
 
   private run(session: Session, argv: readonly string[], resolved: Resolved, now: number): Out {
+    if (this.config.version !== this.memoryConfigVersion) this.applyMemoryConfig()
+    if (resolved.denyoom && this.evictor.limit !== 0 && !this.insideExec && !this.evictor.makeRoom()) return this.reject(argv, OOM_ERROR, resolved.name)
     if (this.diskErrorPossible && (resolved.write || resolved.name === 'ping') && this.rdb?.refusesWrites) {
       // Redis refuses PING too, so that a health check notices the disk.
       return this.reject(argv, MISCONF, resolved.name)
@@ -368,6 +428,17 @@ export class Engine {
       reply = new ReplyError(`ERR internal error in '${resolved.name}': ${(error as Error)?.message ?? error}`)
     }
     reply = this.boundReply(session, reply)
+    if (this.config.version !== this.memoryConfigVersion) {
+      // CONFIG SET changed a memory setting: it applies now, and a lowered limit evicts at
+      // once, as Redis's apply function for maxmemory does.
+      this.applyMemoryConfig()
+      if (this.evictor.limit !== 0) this.evictor.makeRoom()
+    }
+    const keyspace = this.keyspace
+    if (keyspace.hasNoted) {
+      if (resolved.write) keyspace.settle()
+      else keyspace.forgetNoted()
+    }
     counters.calls++
     if (timed) {
       counters.usec += (monotonic.now() - started) * 1000
@@ -493,6 +564,40 @@ export class Engine {
     return counters
   }
 
+  /**
+   * Reads maxmemory, maxmemory-policy, maxmemory-samples and the LFU parameters after CONFIG SET
+   * changed them (checked once per command by the configuration's version).
+   */
+  private applyMemoryConfig(): void {
+    const config = this.config
+    this.memoryConfigVersion = config.version
+    const evictor = this.evictor
+    const policy = (config.get('maxmemory-policy') ?? 'noeviction') as MaxmemoryPolicy
+    if (policy !== evictor.policy) evictor.reset()
+    evictor.policy = policy
+    evictor.limit = Number(config.get('maxmemory') ?? '0')
+    evictor.samples = Number(config.get('maxmemory-samples') ?? '5')
+    const keyspace = this.keyspace
+    keyspace.useClock(policy.endsWith('-lfu') ? 'lfu' : policy.endsWith('-lru') ? 'lru' : 'off', this.databases)
+    keyspace.lfuLogFactor = Number(config.get('lfu-log-factor') ?? '10')
+    keyspace.lfuDecayTime = Number(config.get('lfu-decay-time') ?? '1')
+  }
+
+  /** INFO's used_memory: the baseline plus the dataset's estimate. */
+  usedMemory(): number {
+    return this.baselineMemory + this.keyspace.usedBytes
+  }
+
+  /** A key eviction is about to remove: running snapshots write it first. */
+  beforeEvict(db: Database, key: string): void {
+    if (this.snapshots.size !== 0) this.beforeKeyChange(db, key)
+  }
+
+  /** A key eviction removed: logged as a DEL, as Redis propagates an eviction. */
+  onEvict(db: Database, key: string): void {
+    this.propagate(db.index, ['DEL', key])
+  }
+
   /** Counts an error reply by its code (INFO errorstats) and returns it. */
   private countError(error: ReplyError): ReplyError {
     this.stats.errorReplies++
@@ -538,6 +643,7 @@ export class Engine {
 
   /** Reclaims every key whose TTL has passed (the active expiry cycle). */
   expireDue(now = this.clock()): number {
+    this.keyspace.setTime(now)
     let removed = 0
     for (const db of this.databases) {
       if (db.expires.size !== 0) {
@@ -567,6 +673,14 @@ function positiveLimit(value: number | undefined, fallback: number, name: string
   return value
 }
 
+let heapAtFirstEngine: number | undefined
+
+/** Heap in use when the process made its first engine (0 where `process` is absent). */
+function processBaseline(): number {
+  heapAtFirstEngine ??= typeof process !== 'undefined' && typeof process.memoryUsage === 'function' ? process.memoryUsage().heapUsed : 0
+  return heapAtFirstEngine
+}
+
 /** The time of a command whose clock has not been read yet. */
 const NOT_READ = NaN
 
@@ -589,7 +703,11 @@ class Invocation implements CommandContext {
   }
 
   get now(): number {
-    if (Number.isNaN(this.time)) this.time = this.engine.clock()
+    if (Number.isNaN(this.time)) {
+      this.time = this.engine.clock()
+      // The access clock follows for free whenever a command reads the time anyway.
+      this.engine.keyspace.setTime(this.time)
+    }
     return this.time
   }
 }

@@ -6,6 +6,11 @@
  */
 
 import { MinHeap } from './lib/min-heap.js'
+import { SpillMap } from './lib/spill-map.js'
+import { KeyspaceState, NEW_KEY_LFU_COUNTER, lfuDecayed, lfuIncremented } from './key-access.js'
+import { EXPIRE_ENTRY_BYTES, entryBytes } from './memory-accounting.js'
+
+export { KeyspaceState } from './key-access.js'
 
 /** String encodings OBJECT ENCODING reports that cannot be read off the bytes alone. */
 export type StringEncodingOverride = 'raw' | 'embstr'
@@ -34,6 +39,9 @@ export interface TimeSource {
   readonly now: number
 }
 
+/** Redis's LRU_CLOCK_MAX: the access clock counts seconds in 24 bits. */
+const LRU_CLOCK_MAX = 0xffffff
+
 interface ExpiryEntry {
   readonly at: number
   readonly key: string
@@ -47,8 +55,20 @@ interface ExpiryEntry {
  * are not removed when a TTL changes; an entry counts only while it matches `expires`.
  */
 export class Database {
-  readonly data = new Map<string, Value>()
-  readonly expires = new Map<string, number>()
+  /** Keys and values; a {@link SpillMap} so one database may hold more than 2^24 keys. */
+  readonly data = new SpillMap<string, Value>()
+  readonly expires = new SpillMap<string, number>()
+  /**
+   * The access clock of each key, as Redis keeps it in the object header: under an LRU (or no)
+   * policy the LRU clock in seconds (24 bits) of its last access; under an LFU policy the minute
+   * of its last decrement (16 bits) and its logarithmic access counter (8 bits). Strings are
+   * primitives with no room for a field, hence a parallel map. A second map costs a GET about
+   * 40% and an overwriting SET about 100% (a second hash-table miss), so it is kept only while
+   * a policy uses it (`KeyspaceState.clock`).
+   */
+  readonly access = new SpillMap<string, number>()
+  /** Estimated heap bytes of this database's keys, values and their entries (`memory-accounting.ts`). */
+  usedBytes = 0
   private readonly heap = new MinHeap<ExpiryEntry>()
   /**
    * Strings whose OBJECT ENCODING is not what their bytes imply: Redis turns a string modified in
@@ -64,15 +84,26 @@ export class Database {
    */
   loading = false
 
-  constructor(readonly index: number) {}
+  /**
+   * @param shared what every database of an engine shares: the access clock and policy, the
+   * dataset total, the keys whose typed values a command may change in place.
+   */
+  constructor(
+    readonly index: number,
+    readonly shared: KeyspaceState = new KeyspaceState(),
+  ) {}
 
   /** The live value of `key`, deleting it first when its TTL has passed (Redis keeps a key alive
    * during its deadline millisecond: expired means `now > deadline`). */
   get(key: string, now: number): Value | undefined {
     const value = this.data.get(key)
-    if (value === undefined || this.expires.size === 0) return value
-    const at = this.expires.get(key)
-    return at !== undefined && at < now && !this.loading ? this.expire(key) : value
+    if (value === undefined) return value
+    if (this.expires.size !== 0) {
+      const at = this.expires.get(key)
+      if (at !== undefined && at < now && !this.loading) return this.expire(key)
+    }
+    this.touch(key, value)
+    return value
   }
 
   /**
@@ -81,9 +112,54 @@ export class Database {
    */
   read(key: string, time: TimeSource): Value | undefined {
     const value = this.data.get(key)
+    if (value === undefined) return value
+    if (this.expires.size !== 0) {
+      const at = this.expires.get(key)
+      if (at !== undefined && at < time.now && !this.loading) return this.expire(key)
+    }
+    this.touch(key, value)
+    return value
+  }
+
+  /**
+   * The live value of `key` without counting an access (OBJECT IDLETIME and FREQ must not reset
+   * what they report, as Redis's LOOKUP_NOTOUCH).
+   */
+  peek(key: string, time: TimeSource): Value | undefined {
+    const value = this.data.get(key)
     if (value === undefined || this.expires.size === 0) return value
     const at = this.expires.get(key)
     return at !== undefined && at < time.now && !this.loading ? this.expire(key) : value
+  }
+
+  /**
+   * Records an access of `key`: its clock (LRU) or counter (LFU). A typed value looked up may be
+   * changed in place by the command, so its key is noted for the size settlement after it.
+   */
+  private touch(key: string, value: Value): void {
+    const shared = this.shared
+    if (shared.clock !== 'off') {
+      if (shared.clock === 'lfu') this.access.set(key, lfuIncremented(this.access.get(key) ?? shared.lfuStamp(NEW_KEY_LFU_COUNTER), shared))
+      else this.access.set(key, shared.lruClock)
+    }
+    if (typeof value !== 'string') shared.noteTyped(this, key)
+  }
+
+  /**
+   * OBJECT IDLETIME: seconds since the last access of `key` under an LRU clock (Redis's
+   * `estimateObjectIdleTime`, with the wrap of the 24-bit clock).
+   */
+  idleSeconds(key: string): number {
+    // A key not accessed since the clock started counts as idle since then.
+    const stamp = this.access.get(key) ?? this.shared.clockStartedAt
+    const clock = this.shared.lruClock
+    return clock >= stamp ? clock - stamp : clock + (LRU_CLOCK_MAX - stamp)
+  }
+
+  /** OBJECT FREQ: the LFU counter of `key` after the decay due since its last decrement. */
+  frequency(key: string): number {
+    const stamp = this.access.get(key)
+    return stamp === undefined ? NEW_KEY_LFU_COUNTER : lfuDecayed(stamp, this.shared)
   }
 
   /** Deletes `key` because its TTL has passed. */
@@ -108,15 +184,48 @@ export class Database {
 
   /** Stores a new value for `key` and drops its TTL (what SET and every overwrite do). */
   set(key: string, value: Value): void {
-    this.data.set(key, value)
-    if (this.expires.size !== 0) this.expires.delete(key)
+    this.store(key, value)
+    if (this.expires.size !== 0) this.unexpire(key)
     if (this.stringEncodings.size !== 0) this.stringEncodings.delete(key)
   }
 
   /** Stores a value for `key` keeping any TTL it has (in-place updates, SET KEEPTTL). */
   update(key: string, value: Value): void {
-    this.data.set(key, value)
+    this.store(key, value)
     if (this.stringEncodings.size !== 0) this.stringEncodings.delete(key)
+  }
+
+  /**
+   * Writes `key`, accounting its bytes, and stamps its access: a new key gets the current clock
+   * (LFU: the initial counter); an overwrite under LFU keeps the counter, as Redis's dbOverwrite.
+   */
+  private store(key: string, value: Value): void {
+    const data = this.data
+    const old = data.get(key)
+    data.set(key, value)
+    const shared = this.shared
+    let delta: number
+    if (old === value) delta = typeof value === 'string' ? 0 : shared.reaccountTyped(key, value)
+    else {
+      delta = typeof value === 'string' ? entryBytes(key, value) : shared.accountTyped(this, key, value)
+      if (old !== undefined) delta -= typeof old === 'string' ? entryBytes(key, old) : shared.forgetTyped(old)
+    }
+    this.usedBytes += delta
+    shared.usedBytes += delta
+    if (shared.clock === 'lru') this.access.set(key, shared.lruClock)
+    else if (shared.clock === 'lfu' && old === undefined) this.access.set(key, shared.lfuStamp(NEW_KEY_LFU_COUNTER))
+  }
+
+  /**
+   * Re-estimates the typed value of `key` after a command may have changed it in place (the
+   * engine calls this for the keys {@link KeyspaceState.noteTyped} recorded).
+   */
+  settle(key: string): void {
+    const value = this.data.get(key)
+    if (value === undefined || typeof value === 'string') return
+    const delta = this.shared.reaccountTyped(key, value)
+    this.usedBytes += delta
+    this.shared.usedBytes += delta
   }
 
   /** Records the encoding Redis would report for the string just stored at `key`. */
@@ -132,8 +241,15 @@ export class Database {
 
   /** Deletes `key` and its TTL; true when it existed. Does not check liveness. */
   remove(key: string): boolean {
-    if (!this.data.delete(key)) return false
-    if (this.expires.size !== 0) this.expires.delete(key)
+    const data = this.data
+    const old = data.get(key)
+    if (old === undefined) return false
+    data.delete(key)
+    this.access.delete(key)
+    const bytes = typeof old === 'string' ? entryBytes(key, old) : this.shared.forgetTyped(old)
+    this.usedBytes -= bytes
+    this.shared.usedBytes -= bytes
+    if (this.expires.size !== 0) this.unexpire(key)
     if (this.stringEncodings.size !== 0) this.stringEncodings.delete(key)
     return true
   }
@@ -145,6 +261,10 @@ export class Database {
 
   /** Sets the absolute expiry time of an existing key, in milliseconds since the epoch. */
   setExpire(key: string, at: number): void {
+    if (!this.expires.has(key)) {
+      this.usedBytes += EXPIRE_ENTRY_BYTES
+      this.shared.usedBytes += EXPIRE_ENTRY_BYTES
+    }
     this.expires.set(key, at)
     this.pushDeadline({ at, key })
   }
@@ -156,7 +276,15 @@ export class Database {
 
   /** Removes the TTL of `key`; true when it had one. */
   persist(key: string): boolean {
-    return this.expires.delete(key)
+    return this.unexpire(key)
+  }
+
+  /** Drops the TTL of `key` and its bytes; true when it had one. */
+  private unexpire(key: string): boolean {
+    if (!this.expires.delete(key)) return false
+    this.usedBytes -= EXPIRE_ENTRY_BYTES
+    this.shared.usedBytes -= EXPIRE_ENTRY_BYTES
+    return true
   }
 
   /** Number of keys, counting expired keys not yet reclaimed, as DBSIZE does. */
@@ -166,7 +294,10 @@ export class Database {
 
   /** Removes every key. */
   clear(): void {
+    this.shared.usedBytes -= this.usedBytes
+    this.usedBytes = 0
     this.data.clear()
+    this.access.clear()
     this.expires.clear()
     this.stringEncodings.clear()
     this.heap.clear()
@@ -188,6 +319,17 @@ export class Database {
       }
     }
     return removed
+  }
+
+  /** The key with the nearest deadline (volatile-ttl's victim); stale heap entries are dropped. */
+  nearestDeadline(): ExpiryEntry | undefined {
+    const heap = this.heap
+    let entry: ExpiryEntry | undefined
+    while ((entry = heap.peek()) !== undefined) {
+      if (this.expires.get(entry.key) === entry.at) return entry
+      heap.popBefore(Infinity)
+    }
+    return undefined
   }
 
   /** Adds the entry of a deadline already recorded in `expires`. */

@@ -246,8 +246,9 @@ describe('SCAN cursors', () => {
 describe('OBJECT under other memory policies', () => {
   test('FREQ answers under an LFU policy, and IDLETIME is refused', () => {
     const { run, executor } = engine()
-    run('SET', 'k', 'v')
     executor.engine.config.set('maxmemory-policy', 'allkeys-lfu')
+    // A key written under the LFU policy starts at LFU_INIT_VAL.
+    run('SET', 'k', 'v')
     expect(run('OBJECT', 'FREQ', 'k')).toBe(5)
     expect((run('OBJECT', 'IDLETIME', 'k') as ReplyError).message).toMatch(/^ERR An LFU maxmemory policy is selected/)
   })

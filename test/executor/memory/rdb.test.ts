@@ -406,10 +406,10 @@ describe('RESTORE and DUMP with an injected clock', () => {
     expect(run('RESTORE', 'k', '0', STRING)).toBe('OK')
     expect(run('GET', 'k')).toBe('hello world')
   })
-  test('IDLETIME and FREQ are accepted but not kept: the engine tracks neither (OBJECT IDLETIME stays 0)', () => {
+  test('IDLETIME and FREQ are validated; without an LRU policy no idle clock is kept, and OBJECT IDLETIME says so', () => {
     const { run } = engineAt(1_000_000)
     expect(run('RESTORE', 'k', '0', STRING, 'IDLETIME', '1000')).toBe('OK')
-    expect(run('OBJECT', 'IDLETIME', 'k')).toBe(0)
+    expect(run('OBJECT', 'IDLETIME', 'k')).toMatchObject({ error: expect.stringMatching(/^ERR An LRU maxmemory policy is not selected/) })
   })
   test('hash field TTLs survive DUMP and RESTORE (Redis 7.4, https://redis.io/docs/latest/commands/hexpire/)', () => {
     const { time, run, executor } = engineAt(1_000_000)

@@ -11,6 +11,7 @@
 import { constants as bufferConstants } from 'node:buffer'
 import { SERVER_VERSION } from '../../../commands/table.js'
 import { Database, typeOf, type Value } from '../keyspace.js'
+import type { KeyspaceState } from '../key-access.js'
 import type { LoadContext } from '../rdb/codec.js'
 import { RDB_VERSION_READABLE } from '../rdb/constants.js'
 import { Crc64 } from '../rdb/crc64.js'
@@ -211,18 +212,27 @@ export interface RdbLoadResult {
  */
 export function loadRdb(bytes: Buffer, into: Database[], options: RdbLoadOptions): RdbLoadResult {
   const version = readHeader(bytes.toString('latin1', 0, HEADER_SIZE))
-  const load = new FileLoad(bytes, into.length, options)
+  const shared = into[0]?.shared
+  const load = new FileLoad(bytes, into.length, options, shared)
+  let result: RdbLoadResult
   try {
-    load.run()
+    try {
+      load.run()
+    } catch (error) {
+      if (!(error instanceof RdbLoadError) || version < FIRST_CHECKSUM_VERSION || trailingChecksumMatches(bytes)) throw error
+      throw new RdbLoadError(error.offset, `${error.reason}; checksum mismatch: the last 8 bytes are not the CRC-64 of the rest either`)
+    }
+    if (version >= FIRST_CHECKSUM_VERSION) verifyChecksum(bytes, load.position)
+    let keys = 0
+    for (const db of load.staged) keys += db.size
+    result = { version, aux: load.aux, functions: load.functions, keys, expiredSkipped: load.expiredSkipped }
+    options.beforeApply?.(result)
   } catch (error) {
-    if (!(error instanceof RdbLoadError) || version < FIRST_CHECKSUM_VERSION || trailingChecksumMatches(bytes)) throw error
-    throw new RdbLoadError(error.offset, `${error.reason}; checksum mismatch: the last 8 bytes are not the CRC-64 of the rest either`)
+    if (shared !== undefined) for (const db of load.staged) shared.usedBytes -= db.usedBytes
+    throw error
   }
-  if (version >= FIRST_CHECKSUM_VERSION) verifyChecksum(bytes, load.position)
-  let keys = 0
-  for (const db of load.staged) keys += db.size
-  const result: RdbLoadResult = { version, aux: load.aux, functions: load.functions, keys, expiredSkipped: load.expiredSkipped }
-  options.beforeApply?.(result)
+  // The replaced databases' bytes leave the total with them.
+  if (shared !== undefined) for (const db of into) shared.usedBytes -= db.usedBytes
   for (let index = 0; index < into.length; index++) into[index] = load.staged[index]
   return result
 }
@@ -319,10 +329,12 @@ class FileLoad {
   private deadline: bigint | undefined
   private readonly windowBytes: number
 
-  constructor(private readonly bytes: Buffer, private readonly databases: number, private readonly options: RdbLoadOptions) {
+  constructor(private readonly bytes: Buffer, private readonly databases: number, private readonly options: RdbLoadOptions, shared?: KeyspaceState) {
     this.windowBytes = Math.max(1, options.windowBytes ?? DEFAULT_WINDOW_BYTES)
     this.reader = this.window(HEADER_SIZE, this.windowBytes)
-    this.staged = Array.from({ length: databases }, (_, index) => new Database(index))
+    // The new databases share the engine's keyspace state (access clock, dataset bytes), so the
+    // memory bound sees what was loaded; a load that fails takes its bytes back.
+    this.staged = Array.from({ length: databases }, (_, index) => new Database(index, shared))
     this.now = BigInt(options.now)
     this.context = {
       hash: options.limits?.hash ?? DEFAULT_HASH_LIMITS,

@@ -7,8 +7,9 @@ import { readInt64 } from '../../lib/numbers.js'
  * OBJECT ENCODING | FREQ | IDLETIME | REFCOUNT | HELP (Redis 7.0 `object.c`). A missing key
  * answers nil to every subcommand.
  *
- * The engine does not track access times or frequencies: IDLETIME answers 0 and FREQ (under an
- * LFU policy) the counter of a fresh key, 5.
+ * IDLETIME and FREQ read the access clock every key carries (`Database.access`, Redis's `lru`
+ * field): seconds since the last access under an LRU (or no) policy, the decayed logarithmic
+ * counter under an LFU policy. Neither counts as an access itself.
  */
 
 const LFU_NOT_SELECTED = new ReplyError(
@@ -16,6 +17,14 @@ const LFU_NOT_SELECTED = new ReplyError(
 )
 const LFU_SELECTED = new ReplyError(
   'ERR An LFU maxmemory policy is selected, idle time not tracked. Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust.',
+)
+
+/**
+ * Not Redis's: it keeps an idle clock under every policy. Here the per-key clock costs the hot
+ * path a second hash table, so it is kept only under the policies that evict by it.
+ */
+const NO_LRU_CLOCK = new ReplyError(
+  'ERR An LRU maxmemory policy is not selected, idle time not tracked. The in-memory engine keeps per-key idle times only under allkeys-lru or volatile-lru (CONFIG SET maxmemory-policy allkeys-lru).',
 )
 
 const HELP: readonly Status[] = [
@@ -41,8 +50,6 @@ const EMBSTR_SIZE_LIMIT = 44
 /** `OBJ_SHARED_INTEGERS`: 0..9999 are shared objects (REFCOUNT reports `OBJ_SHARED_REFCOUNT`). */
 const SHARED_INTEGERS = 10000
 const SHARED_REFCOUNT = 2147483647
-/** LFU_INIT_VAL: the access counter of a new key. */
-const LFU_INITIAL_COUNTER = 5
 
 /** A value that reports its own Redis encoding (lists, sets, hashes, sorted sets …). */
 interface Encoded {
@@ -103,15 +110,21 @@ function objectRefcount(ctx: CommandContext, argv: readonly string[]): Out {
 }
 
 function objectIdletime(ctx: CommandContext, argv: readonly string[]): Out {
-  const value = ctx.db.read(argv[2], ctx)
+  const value = ctx.db.peek(argv[2], ctx)
   if (value === undefined) return null
-  return isLfuPolicy(ctx) ? LFU_SELECTED : 0
+  if (isLfuPolicy(ctx)) return LFU_SELECTED
+  if (ctx.engine.keyspace.clock !== 'lru') return NO_LRU_CLOCK
+  // The access clock has second resolution; read the time so it is current for this answer.
+  void ctx.now
+  return ctx.db.idleSeconds(argv[2])
 }
 
 function objectFreq(ctx: CommandContext, argv: readonly string[]): Out {
-  const value = ctx.db.read(argv[2], ctx)
+  const value = ctx.db.peek(argv[2], ctx)
   if (value === undefined) return null
-  return isLfuPolicy(ctx) ? LFU_INITIAL_COUNTER : LFU_NOT_SELECTED
+  if (!isLfuPolicy(ctx)) return LFU_NOT_SELECTED
+  void ctx.now
+  return ctx.db.frequency(argv[2])
 }
 
 function objectHelp(): Out {

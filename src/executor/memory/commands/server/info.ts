@@ -8,7 +8,7 @@ import { aofControlOf } from '../../persistence/aof-control.js'
 import type { Engine } from '../../engine.js'
 import type { CommandContext, Out } from '../../command.js'
 import { SERVER_VERSION } from '../../../../commands/lookup.js'
-import { STARTUP_BYTES, bytesToHuman, estimateDatabase } from './memory-estimate.js'
+import { bytesToHuman } from './memory-estimate.js'
 import { serverState } from './stats.js'
 
 type Lines = (string | readonly [field: string, value: string | number])[]
@@ -34,10 +34,9 @@ function percent(part: number, whole: number): string {
   return `${whole === 0 ? '0.00' : ((part / whole) * 100).toFixed(2)}%`
 }
 
-function usedMemory(engine: Engine): number {
-  let bytes = STARTUP_BYTES
-  for (const db of engine.databases) bytes += estimateDatabase(db)
-  return bytes
+/** The process's resident set, where the runtime tells it (0 elsewhere). */
+function residentBytes(): number {
+  return typeof process !== 'undefined' && typeof process.memoryUsage?.rss === 'function' ? process.memoryUsage.rss() : 0
 }
 
 function serverSection(engine: Engine, now: number): Lines {
@@ -89,21 +88,24 @@ function clientsSection(engine: Engine): Lines {
 const peaks = new WeakMap<Engine, number>()
 
 function memorySection(engine: Engine): Lines {
-  const used = usedMemory(engine)
+  const used = engine.usedMemory()
   const peak = Math.max(used, peaks.get(engine) ?? 0)
   peaks.set(engine, peak)
-  const dataset = used - STARTUP_BYTES
+  const startup = engine.baselineMemory
+  const dataset = used - startup
+  const rss = residentBytes()
+  const fragmentation = used === 0 ? '0.00' : (rss / used).toFixed(2)
   const maxmemory = Number(engine.config.get('maxmemory') ?? '0')
   return [
     ['used_memory', used],
     ['used_memory_human', bytesToHuman(used)],
-    ['used_memory_rss', used],
-    ['used_memory_rss_human', bytesToHuman(used)],
+    ['used_memory_rss', rss],
+    ['used_memory_rss_human', bytesToHuman(rss)],
     ['used_memory_peak', peak],
     ['used_memory_peak_human', bytesToHuman(peak)],
     ['used_memory_peak_perc', percent(used, peak)],
-    ['used_memory_overhead', STARTUP_BYTES],
-    ['used_memory_startup', STARTUP_BYTES],
+    ['used_memory_overhead', startup],
+    ['used_memory_startup', startup],
     ['used_memory_dataset', dataset],
     ['used_memory_dataset_perc', percent(dataset, used)],
     ['allocator_allocated', used],
@@ -133,8 +135,8 @@ function memorySection(engine: Engine): Lines {
     ['allocator_rss_bytes', 0],
     ['rss_overhead_ratio', '1.00'],
     ['rss_overhead_bytes', 0],
-    ['mem_fragmentation_ratio', '1.00'],
-    ['mem_fragmentation_bytes', 0],
+    ['mem_fragmentation_ratio', fragmentation],
+    ['mem_fragmentation_bytes', rss - used],
     ['mem_not_counted_for_evict', 0],
     ['mem_replication_backlog', 0],
     ['mem_total_replication_buffers', 0],
@@ -228,7 +230,9 @@ function statsSection(engine: Engine): Lines {
     ...zero('rejected_connections sync_full sync_partial_ok sync_partial_err'),
     ['expired_keys', expired],
     ['expired_stale_perc', '0.00'],
-    ...zero('expired_time_cap_reached_count expire_cycle_cpu_milliseconds evicted_keys evicted_clients'),
+    ...zero('expired_time_cap_reached_count expire_cycle_cpu_milliseconds'),
+    ['evicted_keys', engine.evictor.evictedKeys],
+    ['evicted_clients', 0],
     ...zero('total_eviction_exceeded_time current_eviction_exceeded_time keyspace_hits keyspace_misses'),
     ...zero('pubsub_channels pubsub_patterns pubsubshard_channels latest_fork_usec total_forks'),
     ...zero('migrate_cached_sockets slave_expires_tracked_keys active_defrag_hits active_defrag_misses'),

@@ -45,4 +45,5 @@ export function resetStats(engine: Engine): void {
     counters.failedCalls = 0
   }
   for (const db of engine.databases) db.expiredCount = 0
+  engine.evictor.evictedKeys = 0
 }

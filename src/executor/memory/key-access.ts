@@ -1,0 +1,138 @@
+/**
+ * What the databases of one engine share: the access clock keys are stamped with (LRU seconds or
+ * LFU minutes, Redis's `evict.c` model), the policy that decides which of the two is kept, the
+ * estimated bytes of the whole dataset, and the keys whose typed values the running command may
+ * have changed in place (their size is settled after the command, see {@link KeyspaceState.settle}).
+ */
+import type { Database, TypedValue } from './keyspace.js'
+import { typedValueBytes } from './memory-accounting.js'
+
+/** LFU_INIT_VAL: the counter of a new key, so it is not evicted before it had a chance. */
+export const NEW_KEY_LFU_COUNTER = 5
+/** The 24-bit LRU clock wraps at this many seconds, as Redis's LRU_CLOCK_MAX. */
+const LRU_CLOCK_MASK = 0xffffff
+/** LFU stamps keep the minute of the last decrement in 16 bits. */
+const LFU_MINUTES_MASK = 0xffff
+const LFU_COUNTER_MAX = 255
+
+/** Which access clock the keys carry: none, LRU seconds, or LFU counters. */
+export type AccessClock = 'off' | 'lru' | 'lfu'
+
+export class KeyspaceState {
+  /**
+   * The clock kept per key: the policy's (`*-lru`: lru, `*-lfu`: lfu); none under the others,
+   * whose evictions need no history (see `Database.access` for the cost it saves).
+   */
+  clock: AccessClock = 'off'
+  /** The LRU clock when the current clock started: the stamp of keys not accessed since. */
+  clockStartedAt = 0
+  /** Unix seconds masked to 24 bits, the LRU clock (`LRU_CLOCK()`). */
+  lruClock = 0
+  /** Unix minutes masked to 16 bits (`LFUGetTimeInMinutes()`). */
+  minutes = 0
+  /** `lfu-log-factor`: how many hits it takes to raise the counter (logarithmic). */
+  lfuLogFactor = 10
+  /** `lfu-decay-time`: minutes per counter decrement of an idle key; 0 never decays. */
+  lfuDecayTime = 1
+  /** Uniform [0, 1): the LFU increment's coin and random eviction; injectable for tests. */
+  random: () => number = Math.random
+  /** Estimated bytes of every database's keys and values (`memory-accounting.ts`). */
+  usedBytes = 0
+  /** The bytes each typed value was last accounted at, to subtract exactly that later. */
+  private readonly typedBytes = new WeakMap<TypedValue, number>()
+  private readonly dirtyDatabases: Database[] = []
+  private readonly dirtyKeys: string[] = []
+
+  /** Moves the clocks to `ms` (milliseconds since the epoch). */
+  setTime(ms: number): void {
+    const seconds = Math.floor(ms / 1000)
+    this.lruClock = seconds & LRU_CLOCK_MASK
+    this.minutes = Math.floor(seconds / 60) & LFU_MINUTES_MASK
+  }
+
+  /** Switches the clock kept per key; stamps of another clock are dropped. */
+  useClock(clock: AccessClock, databases: readonly Database[]): void {
+    if (clock === this.clock) return
+    this.clock = clock
+    this.clockStartedAt = this.lruClock
+    for (const db of databases) db.access.clear()
+  }
+
+  /** An LFU stamp: this minute and `counter`. */
+  lfuStamp(counter: number): number {
+    return this.minutes * 256 + counter
+  }
+
+  /** Notes that the command running may change the typed value at `key` of `db` in place. */
+  noteTyped(db: Database, key: string): void {
+    this.dirtyDatabases.push(db)
+    this.dirtyKeys.push(key)
+  }
+
+  /** After a write command: re-estimates the typed values it looked up. */
+  settle(): void {
+    const databases = this.dirtyDatabases
+    const keys = this.dirtyKeys
+    for (let i = 0; i < keys.length; i++) databases[i].settle(keys[i])
+    this.forgetNoted()
+  }
+
+  /** After a read-only command: nothing changed. */
+  forgetNoted(): void {
+    this.dirtyDatabases.length = 0
+    this.dirtyKeys.length = 0
+  }
+
+  /** True when a typed value was looked up since the last settle. */
+  get hasNoted(): boolean {
+    return this.dirtyKeys.length !== 0
+  }
+
+  /** Accounts a typed value newly stored at `key` of `db`; returns its bytes. */
+  accountTyped(db: Database, key: string, value: TypedValue): number {
+    const bytes = typedValueBytes(key, value)
+    this.typedBytes.set(value, bytes)
+    // Commands store an empty collection and then fill it: settle it after the command.
+    this.noteTyped(db, key)
+    return bytes
+  }
+
+  /** The bytes a typed value leaving the keyspace was accounted at. */
+  forgetTyped(value: TypedValue): number {
+    const bytes = this.typedBytes.get(value) ?? 0
+    this.typedBytes.delete(value)
+    return bytes
+  }
+
+  /** Re-estimates a typed value still stored; returns the change in bytes. */
+  reaccountTyped(key: string, value: TypedValue): number {
+    const before = this.typedBytes.get(value) ?? 0
+    const after = typedValueBytes(key, value)
+    this.typedBytes.set(value, after)
+    return after - before
+  }
+}
+
+/** `LFUDecrAndReturn`: the counter of `stamp` less one per `lfu-decay-time` minutes elapsed. */
+export function lfuDecayed(stamp: number, state: KeyspaceState): number {
+  const lastMinute = Math.floor(stamp / 256)
+  const counter = stamp & 255
+  const now = state.minutes
+  const elapsed = now >= lastMinute ? now - lastMinute : LFU_MINUTES_MASK - lastMinute + now
+  const periods = state.lfuDecayTime === 0 ? 0 : Math.floor(elapsed / state.lfuDecayTime)
+  if (periods === 0) return counter
+  return periods > counter ? 0 : counter - periods
+}
+
+/**
+ * `updateLFU`: decay, then `LFULogIncr` — the counter rises with probability
+ * 1 / ((counter - LFU_INIT_VAL) * lfu-log-factor + 1), so it grows with the log of the hits.
+ */
+export function lfuIncremented(stamp: number, state: KeyspaceState): number {
+  let counter = lfuDecayed(stamp, state)
+  if (counter < LFU_COUNTER_MAX) {
+    const base = Math.max(counter - NEW_KEY_LFU_COUNTER, 0)
+    if (state.random() < 1 / (base * state.lfuLogFactor + 1)) counter++
+  }
+  return state.lfuStamp(counter)
+}
