@@ -43,7 +43,7 @@ describe('the --resp-… limit flags', () => {
 
 describe('restis with a --resp-… limit', () => {
   const run = async (args: string[]): Promise<{ code: number; stderr: string }> => {
-    const child = spawn(process.execPath, ['--import', 'tsx', '--import', './scripts/text-import.mjs', 'src/cli.ts', '--port', '0', ...args], {
+    const child = spawn(process.execPath, ['--import', 'tsx', '--import', './scripts/text-import.mjs', 'src/cli.ts', '--port', '0', '--no-persistence', ...args], {
       cwd: new URL('../..', import.meta.url).pathname,
       stdio: ['ignore', 'ignore', 'pipe'],
     })
