@@ -17,6 +17,8 @@ export { BackendUnavailableError, OutcomeUnknownError } from './executor/executo
 export { MemoryExecutor } from './executor/memory/memory-executor.js'
 export type { MemoryExecutorOptions } from './executor/memory/memory-executor.js'
 export type { EngineOptions } from './executor/memory/engine.js'
+export type { PersistenceOptions } from './executor/memory/persistence/rdb-persistence.js'
+export type { MaxmemoryPolicy } from './executor/memory/eviction.js'
 export { SocketExecutor } from './executor/socket/socket-executor.js'
 export type { SocketExecutorStats } from './executor/socket/socket-executor.js'
 export type { SocketExecutorOptions } from './executor/socket/options.js'

@@ -14,7 +14,7 @@ import { ReplyError } from '../../reply.js'
 import type { Database } from './keyspace.js'
 import type { SpillMap } from './lib/spill-map.js'
 
-/** The eight values of `maxmemory-policy`. */
+/** The eight values of `maxmemory-policy`. @public */
 export type MaxmemoryPolicy =
   | 'noeviction' | 'allkeys-lru' | 'allkeys-lfu' | 'allkeys-random'
   | 'volatile-lru' | 'volatile-lfu' | 'volatile-random' | 'volatile-ttl'

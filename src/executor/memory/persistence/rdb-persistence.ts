@@ -11,7 +11,11 @@ import { writeFileAtomic } from './atomic-file.js'
 import { loadRdbFile, saveRdbFileSync } from './rdb-io.js'
 import { startSnapshot, type SnapshotHandle, type SnapshotOptions } from './snapshot.js'
 
-/** Persistence options of the engine and of `MemoryExecutor` (issue 16's shared design). @public */
+/**
+ * Where and how the in-memory engine keeps its data: the data directory, RDB snapshots and save
+ * points, and the append-only file. Without it nothing touches the disk.
+ * @public
+ */
 export interface PersistenceOptions {
   /** Data directory; created when missing. */
   readonly dir: string
