@@ -1,36 +1,27 @@
 import { rm } from 'node:fs/promises'
 import { defineConfig } from 'tsup'
 
+/** The package's public entry points (package.json `exports`), each with its declarations. */
+const publicEntries = {
+  index: 'src/index.ts',
+  resp: 'src/resp/index.ts',
+  rest: 'src/rest/index.ts',
+  fetch: 'src/entries/fetch.ts',
+  node: 'src/entries/node.ts',
+  memory: 'src/executor/memory/index.ts',
+  socket: 'src/executor/socket/index.ts',
+  auth: 'src/auth/index.ts',
+  workflow: 'src/workflow/index.ts',
+  queue: 'src/queue/index.ts',
+}
+
 export default defineConfig({
-  entry: {
-    index: 'src/index.ts',
-    resp: 'src/resp/index.ts',
-    rest: 'src/rest/index.ts',
-    fetch: 'src/entries/fetch.ts',
-    node: 'src/entries/node.ts',
-    memory: 'src/executor/memory/index.ts',
-    socket: 'src/executor/socket/index.ts',
-    auth: 'src/auth/index.ts',
-    workflow: 'src/workflow/index.ts',
-    queue: 'src/queue/index.ts',
-    cli: 'src/cli.ts',
-  },
+  entry: { ...publicEntries, cli: 'src/cli.ts' },
   format: ['esm', 'cjs'],
   // Declarations for every public entry (all but the CLI). Declarations tagged @internal are
   // left out: they stay callable for the CLI, benchmarks and tests, but are no public contract.
   dts: {
-    entry: {
-      index: 'src/index.ts',
-      resp: 'src/resp/index.ts',
-      rest: 'src/rest/index.ts',
-      fetch: 'src/entries/fetch.ts',
-      node: 'src/entries/node.ts',
-      memory: 'src/executor/memory/index.ts',
-      socket: 'src/executor/socket/index.ts',
-      auth: 'src/auth/index.ts',
-      workflow: 'src/workflow/index.ts',
-      queue: 'src/queue/index.ts',
-    },
+    entry: publicEntries,
     compilerOptions: { stripInternal: true },
   },
   target: 'node20',
