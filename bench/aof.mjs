@@ -12,34 +12,21 @@
  * Run: npm run bench:aof
  */
 
-import { spawn } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { ensureTools, fmt, freePort, main, median, ratio, saveResults, startChild, startRestis, table, waitForPort } from './lib.mjs'
+import { ensureTools, fmt, freePort, main, median, ratio, runRedisBenchmark, saveResults, startChild, startRestis, table, waitForPort } from './lib.mjs'
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3)
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 20_000)
 const POLICIES = ['always', 'everysec']
 
 /** Requests per second of `redis-benchmark -t set`; `password` for restis's AUTH. */
-function benchmarkSet(port, password) {
-  const args = ['-h', '127.0.0.1', '-p', String(port), '-t', 'set', '-n', String(REQUESTS), '-r', '1000000', '-q']
-  if (password !== undefined) args.push('-a', password)
-  return new Promise((resolve, reject) => {
-    const child = spawn('redis-benchmark', args, { stdio: ['ignore', 'pipe', 'pipe'] })
-    let out = ''
-    child.stdout.on('data', (chunk) => (out += chunk))
-    child.stderr.on('data', (chunk) => (out += chunk))
-    const timer = setTimeout(() => child.kill('SIGKILL'), 180_000)
-    child.once('error', reject)
-    child.once('exit', (code) => {
-      clearTimeout(timer)
-      const match = /SET: ([\d.]+) requests per second/.exec(out.split(/[\r\n]+/).filter((line) => line.startsWith('SET:')).at(-1) ?? '')
-      if (code !== 0 || match === null) reject(new Error(`redis-benchmark failed (${code}): ${out}`))
-      else resolve(Number(match[1]))
-    })
-  })
+async function benchmarkSet(port, password) {
+  const { code, out } = await runRedisBenchmark(port, ['-t', 'set', '-n', String(REQUESTS), '-r', '1000000', '-q'], password, 180_000)
+  const match = /SET: ([\d.]+) requests per second/.exec(out.split(/[\r\n]+/).filter((line) => line.startsWith('SET:')).at(-1) ?? '')
+  if (code !== 0 || match === null) throw new Error(`redis-benchmark failed (${code}): ${out}`)
+  return Number(match[1])
 }
 
 async function startRedisWithAof(policy, dir) {

@@ -397,3 +397,24 @@ export async function benchBuild() {
   }
   return { dir, import: (entry) => import(pathToFileURL(path.join(dir, `${entry}.mjs`)).href) }
 }
+
+/**
+ * Runs `redis-benchmark -h 127.0.0.1 -p <port> <args…>` (with `-a <password>` for restis's AUTH),
+ * killed after `timeoutMs`; resolves with its exit code and everything it printed.
+ */
+export function runRedisBenchmark(port, args, password, timeoutMs) {
+  const all = ['-h', '127.0.0.1', '-p', String(port), ...args]
+  if (password !== undefined) all.push('-a', password)
+  return new Promise((resolve, reject) => {
+    const child = spawn('redis-benchmark', all, { stdio: ['ignore', 'pipe', 'pipe'] })
+    let out = ''
+    child.stdout.on('data', (chunk) => (out += chunk))
+    child.stderr.on('data', (chunk) => (out += chunk))
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs)
+    child.once('error', reject)
+    child.once('exit', (code) => {
+      clearTimeout(timer)
+      resolve({ code, out })
+    })
+  })
+}

@@ -12,36 +12,23 @@
  * Run: npm run bench:resp
  */
 
-import { spawn } from 'node:child_process'
-import { ensureTools, fmt, freePort, main, median, processCpuMs, ratio, saveResults, startRedis, startRestis, table } from './lib.mjs'
+import { ensureTools, fmt, freePort, main, median, processCpuMs, ratio, runRedisBenchmark, saveResults, startRedis, startRestis, table } from './lib.mjs'
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3)
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 100_000)
 const TESTS = ['SET', 'GET', 'INCR', 'LPUSH']
 
 /** `password`: the RESP listener asks for AUTH with the token (redis-server here has no password). */
-function redisBenchmark(port, password) {
-  const args = ['-h', '127.0.0.1', '-p', String(port), '-t', TESTS.join(',').toLowerCase(), '-n', String(REQUESTS), '-q']
-  if (password !== undefined) args.push('-a', password)
-  return new Promise((resolve, reject) => {
-    const child = spawn('redis-benchmark', args, { stdio: ['ignore', 'pipe', 'pipe'] })
-    let out = ''
-    child.stdout.on('data', (chunk) => (out += chunk))
-    child.stderr.on('data', (chunk) => (out += chunk))
-    const timer = setTimeout(() => child.kill('SIGKILL'), 300_000)
-    child.once('error', reject)
-    child.once('exit', (code) => {
-      clearTimeout(timer)
-      const rps = {}
-      // "-q" prints "SET: 12345.67 requests per second, p50=0.223 msec" (carriage returns between updates).
-      for (const line of out.split(/[\r\n]+/)) {
-        const match = /^(\w+): ([\d.]+) requests per second(?:, p50=([\d.]+) msec)?/.exec(line.trim())
-        if (match && TESTS.includes(match[1])) rps[match[1]] = { rps: Number(match[2]), p50: match[3] === undefined ? NaN : Number(match[3]) }
-      }
-      if (code !== 0 || Object.keys(rps).length !== TESTS.length) reject(new Error(`redis-benchmark failed (${code}): ${out}`))
-      else resolve(rps)
-    })
-  })
+async function redisBenchmark(port, password) {
+  const { code, out } = await runRedisBenchmark(port, ['-t', TESTS.join(',').toLowerCase(), '-n', String(REQUESTS), '-q'], password, 300_000)
+  const rps = {}
+  // "-q" prints "SET: 12345.67 requests per second, p50=0.223 msec" (carriage returns between updates).
+  for (const line of out.split(/[\r\n]+/)) {
+    const match = /^(\w+): ([\d.]+) requests per second(?:, p50=([\d.]+) msec)?/.exec(line.trim())
+    if (match && TESTS.includes(match[1])) rps[match[1]] = { rps: Number(match[2]), p50: match[3] === undefined ? NaN : Number(match[3]) }
+  }
+  if (code !== 0 || Object.keys(rps).length !== TESTS.length) throw new Error(`redis-benchmark failed (${code}): ${out}`)
+  return rps
 }
 
 await main('bench:resp', async () => {
