@@ -162,7 +162,8 @@ describe('BGREWRITEAOF', () => {
     await first.exec(['SET', 'after-rewrite', 'yes'])
     await vi.waitFor(() => expect(lines).toContain('Background AOF rewrite finished successfully'))
     const files = fs.readdirSync(folder(dir)).sort()
-    expect(files).toEqual(['appendonly.aof.2.base.aof', 'appendonly.aof.2.incr.aof', 'appendonly.aof.manifest'])
+    expect(files).toEqual(['appendonly.aof.2.base.rdb', 'appendonly.aof.2.incr.aof', 'appendonly.aof.manifest'])
+    expect(fs.readFileSync(path.join(folder(dir), 'appendonly.aof.2.base.rdb'), 'latin1')).toMatch(/^REDIS0010/)
     expect(fs.readFileSync(path.join(folder(dir), 'appendonly.aof.2.incr.aof'), 'latin1')).toContain('after-rewrite')
     const info = text(await first.exec(['INFO', 'persistence'])) as string
     expect(info).toMatch(/aof_rewrites:1\r\n/)
@@ -183,7 +184,7 @@ describe('BGREWRITEAOF', () => {
     await vi.waitFor(() => expect(lines).toContain('Background AOF rewrite finished successfully'))
     expect(lines.find((line) => line.startsWith('Starting automatic rewriting'))).toMatch(/^Starting automatic rewriting of AOF on \d+% growth$/)
     // The rewrite compacted 40 SETs of one key into one command.
-    expect(fs.statSync(path.join(folder(dir), 'appendonly.aof.2.base.aof')).size).toBeLessThan(200)
+    expect(fs.statSync(path.join(folder(dir), 'appendonly.aof.2.base.rdb')).size).toBeLessThan(200)
   })
 
   test('without a data directory it says so instead of pretending', async () => {

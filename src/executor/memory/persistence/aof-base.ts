@@ -1,41 +1,74 @@
 /**
- * The base file of an AOF rewrite, in command form (`<appendfilename>.<seq>.base.aof`): every
- * key as `RESTORE key 0|<ms> <DUMP payload> ABSTTL`, database by database after a SELECT.
- * RESTORE carries every type with its encoding (streams with their consumer groups and pending
- * entries) through the engine's DUMP codec, so the base is as complete as a DUMP of each key.
+ * The base file of an AOF rewrite in its two forms, as `aof-use-rdb-preamble` chooses:
  *
- * STOPGAP, until the point-in-time snapshot (`persistence/snapshot.ts`) and the RDB file writer
- * (`persistence/rdb-file.ts`) are merged: the keyspace is walked synchronously, in the turn the
- * rewrite starts, so a rewrite of a large keyspace blocks for the walk (the writing itself is
- * asynchronous). With those parts in, the base becomes `.base.rdb` (aof-use-rdb-preamble yes)
- * written from the snapshot in slices.
+ * - `yes` (Redis 7's default): `<appendfilename>.<seq>.base.rdb`, an RDB file with the `aof-base`
+ *   auxiliary field set, written by the RDB file writer;
+ * - `no`: `<appendfilename>.<seq>.base.aof`, commands. Every key becomes
+ *   `RESTORE key 0|<ms> <DUMP payload> ABSTTL` (RESTORE carries every type with its encoding,
+ *   streams with their consumer groups and pending entries), a JSON document `JSON.SET key $ <json>`
+ *   and `PEXPIREAT` when it has a deadline; function libraries `FUNCTION LOAD`; databases are
+ *   introduced by SELECT.
+ *
+ * Both are {@link SnapshotEncoder}s, so the rewrite writes either from the point-in-time snapshot
+ * in slices (`snapshot.ts`), and a new AOF writes either synchronously ({@link baseEncoder}).
  */
-import type { Engine } from '../engine.js'
+import type { Value } from '../keyspace.js'
 import { typeOf } from '../keyspace.js'
+import { serializeJson } from '../lib/json/serialize.js'
 import { createDumpPayload } from '../rdb/payload.js'
+import { JsonDocument } from '../types/json.js'
 import { encodeCommand } from './aof-format.js'
+import { RdbFileWriter } from './rdb-file.js'
+import type { SnapshotEncoder } from './snapshot.js'
 
-/** Thrown when a value has no DUMP codec (a module type): the rewrite fails and says which key. */
+/** The two forms of a base file. */
+export type AofBaseFormat = 'rdb' | 'aof'
+
+/** Thrown when a value has no command form to rewrite: the rewrite fails and says which key. */
 export class UnrewritableValueError extends Error {}
 
-/** The base's text, in chunks of about `chunkSize` chars (binary strings). */
-export function baseChunks(engine: Engine, chunkSize = 1 << 20): string[] {
-  const chunks: string[] = []
-  let chunk = ''
-  for (const db of engine.databases) {
-    if (db.data.size === 0) continue
-    chunk += encodeCommand(['SELECT', String(db.index)])
-    for (const [key, value] of db.data) {
-      const payload = createDumpPayload(value)
-      if (payload === null) throw new UnrewritableValueError(`the value of key '${key}' (type ${typeOf(value)}) has no DUMP form to rewrite`)
-      const at = db.getExpire(key)
-      chunk += encodeCommand(['RESTORE', key, at === undefined ? '0' : String(at), payload, 'ABSTTL'])
-      if (chunk.length >= chunkSize) {
-        chunks.push(chunk)
-        chunk = ''
-      }
-    }
+const EMPTY = Buffer.alloc(0)
+
+function command(argv: readonly string[]): Buffer {
+  return Buffer.from(encodeCommand(argv), 'latin1')
+}
+
+/** The base in command form (`aof-use-rdb-preamble no`). */
+export class AofCommandEncoder implements SnapshotEncoder {
+  header(): Buffer {
+    return EMPTY
   }
-  if (chunk.length > 0) chunks.push(chunk)
-  return chunks
+
+  functionLibrary(code: string): Buffer {
+    return command(['FUNCTION', 'LOAD', code])
+  }
+
+  selectDb(index: number): Buffer {
+    return command(['SELECT', String(index)])
+  }
+
+  entry(key: string, value: Value, expireAt: number | undefined): Buffer {
+    if (value instanceof JsonDocument) {
+      const set = encodeCommand(['JSON.SET', key, '$', serializeJson(value.root)])
+      const expire = expireAt === undefined ? '' : encodeCommand(['PEXPIREAT', key, String(expireAt)])
+      return Buffer.from(set + expire, 'latin1')
+    }
+    const payload = createDumpPayload(value)
+    if (payload === null) throw new UnrewritableValueError(`the value of key '${key}' (type ${typeOf(value)}) has no command form to rewrite`)
+    return command(['RESTORE', key, expireAt === undefined ? '0' : String(expireAt), payload, 'ABSTTL'])
+  }
+
+  footer(): Buffer {
+    return EMPTY
+  }
+}
+
+/** The encoder of a base file of `format`. */
+export function baseEncoder(format: AofBaseFormat): SnapshotEncoder {
+  return format === 'rdb' ? new RdbFileWriter() : new AofCommandEncoder()
+}
+
+/** The file name suffix of a base of `format` (Redis's `.base.rdb` / `.base.aof`). */
+export function baseSuffix(format: AofBaseFormat): string {
+  return format === 'rdb' ? '.base.rdb' : '.base.aof'
 }

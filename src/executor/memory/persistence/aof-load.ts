@@ -1,6 +1,7 @@
 /**
- * Loading an AOF directory at start: the manifest's base, then its increments in order, replayed
- * through the engine with expiry held (nothing expires while loading, as in Redis).
+ * Loading an AOF directory at start: the manifest's base (an RDB file when it starts with the
+ * RDB signature, as Redis 7 writes it by default, else commands), then its increments in order,
+ * replayed through the engine with expiry held (nothing expires while loading, as in Redis).
  * A cut in the last file loads up to its last complete command, and the file is truncated there
  * (Redis's `aof-load-truncated yes`); a MULTI without its EXEC at the end counts as cut at the
  * MULTI. Anything else malformed refuses to load with the file and offset.
@@ -10,8 +11,13 @@ import path from 'node:path'
 import type { Engine } from '../engine.js'
 import { AofError, AofFormatError, replayAof } from './aof-format.js'
 import type { AofFileInfo, AofManifest } from './aof-manifest.js'
+import { loadRdbBytes } from './rdb-io.js'
+
+/** The first bytes of an RDB file (and of an AOF base with an RDB preamble). */
+const RDB_SIGNATURE = 'REDIS'
 
 export interface AofLoadReport {
+  /** Commands replayed, plus the keys of an RDB base. */
   readonly commands: number
   /** Bytes dropped from the end of the last file, 0 when it was complete. */
   readonly truncatedBytes: number
@@ -37,12 +43,13 @@ export function loadAofDirectory(engine: Engine, dir: string, manifest: AofManif
     files.forEach((file, index) => {
       const full = path.join(dir, file.name)
       if (!fs.existsSync(full)) throw new AofLoadError(`The AOF file ${file.name} listed in the manifest does not exist in ${dir}`)
-      const bytes = fs.readFileSync(full).toString('latin1')
-      if (bytes.startsWith('REDIS')) {
-        throw new AofLoadError(
-          `The AOF base ${file.name} is an RDB preamble; this build cannot load RDB files yet (restart with the RDB loader merged, or rewrite the AOF with redis-server's aof-use-rdb-preamble no)`,
-        )
+      const raw = fs.readFileSync(full)
+      if (raw.toString('latin1', 0, RDB_SIGNATURE.length) === RDB_SIGNATURE) {
+        if (index !== 0 || file.type !== 'b') throw new AofLoadError(`The AOF file ${file.name} holds RDB data, which only a base file may hold`)
+        commands += loadRdbBase(engine, raw, file.name)
+        return
       }
+      const bytes = raw.toString('latin1')
       const replay = new Replay(engine, session)
       const result = replayAof(bytes, file.name, (argv, offset) => replay.apply(argv, offset))
       commands += result.commands
@@ -59,6 +66,23 @@ export function loadAofDirectory(engine: Engine, dir: string, manifest: AofManif
   })
   restoreStats(engine, stats)
   return { commands, truncatedBytes, truncatedFile }
+}
+
+/**
+ * A base with an RDB preamble (`aof-use-rdb-preamble yes`): loaded as an RDB file, keys whose
+ * deadline has passed included (Redis loads an AOF base whole; the increments may still touch
+ * them, and expiry removes them after the load). Returns the keys loaded.
+ */
+function loadRdbBase(engine: Engine, bytes: Buffer, name: string): number {
+  let keys: number
+  try {
+    keys = loadRdbBytes(bytes, engine, { keepExpired: true }).keys
+  } catch (error) {
+    throw new AofLoadError(`The AOF base ${name} does not load as an RDB file: ${(error as Error).message}`)
+  }
+  // The load put new databases in place: they hold expiry too until the increments are replayed.
+  for (const db of engine.databases) db.loading = engine.loading
+  return keys
 }
 
 /** Commands of one file through the engine; MULTI … EXEC runs as one transaction. */

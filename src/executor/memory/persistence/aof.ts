@@ -13,9 +13,12 @@ import path from 'node:path'
 import { ReplyError } from '../../../reply.js'
 import type { Engine, PropagatedOp, PropagationTarget } from '../engine.js'
 import { encodeCommand } from './aof-format.js'
-import { baseChunks } from './aof-base.js'
+import { baseEncoder, baseSuffix, type AofBaseFormat } from './aof-base.js'
 import { formatManifest, parseManifest, syncDirectory, writeFileAtomicSync, type AofFileInfo, type AofManifest } from './aof-manifest.js'
 import { loadAofDirectory, type AofLoadReport } from './aof-load.js'
+import { writeFileAtomic, writeFileAtomicSync as writeChunksAtomicSync } from './atomic-file.js'
+import { batched, engineRdbPieces } from './rdb-io.js'
+import { startSnapshot, type SnapshotHandle, type SnapshotOptions } from './snapshot.js'
 
 export type AppendFsync = 'always' | 'everysec' | 'no'
 
@@ -27,6 +30,8 @@ export interface AofOptions {
   readonly appendfsync?: AppendFsync
   /** Where load and rewrite notices go (the CLI prints them). Default: nowhere. */
   readonly log?: (line: string) => void
+  /** Slicing of the rewrite's snapshot (tests make slices small); the snapshot's defaults otherwise. */
+  readonly rewriteSnapshot?: SnapshotOptions
 }
 
 /** What INFO persistence reports about the AOF. */
@@ -44,6 +49,10 @@ export interface AofStatus {
   readonly bufferLength: number
   readonly pendingFsync: boolean
 }
+
+/** Redis's aofRewriteLimited: from this many failures in a row, growth waits before retrying. */
+const REWRITE_LIMIT_FAILURES = 3
+const REWRITE_LIMIT_MAX_MINUTES = 60
 
 const MULTI = encodeCommand(['MULTI'])
 const EXEC = encodeCommand(['EXEC'])
@@ -86,6 +95,12 @@ export class AppendOnlyFile implements PropagationTarget {
   private readonly fsyncTimer: ReturnType<typeof setInterval>
   private rewriteRequested = false
   private rewriteStartedAt: number | undefined
+  /** The snapshot writing the new base while a rewrite runs. */
+  private rewriteSnapshot: SnapshotHandle | undefined
+  private readonly snapshotOptions: SnapshotOptions
+  /** Growth rewrites after repeated failures wait until then (ms since the epoch), Redis's limit. */
+  private limitedUntil = 0
+  private limitDelayMinutes = 0
   private stats = { lastRewriteTimeSec: -1, lastRewriteStatus: 'ok' as 'ok' | 'err', rewrites: 0, consecutiveFailures: 0 }
   private closed = false
   /** What the load at start found. */
@@ -99,6 +114,7 @@ export class AppendOnlyFile implements PropagationTarget {
     this.filename = options.appendfilename ?? 'appendonly.aof'
     this.policy = options.appendfsync ?? 'everysec'
     this.log = options.log ?? (() => {})
+    this.snapshotOptions = options.rewriteSnapshot ?? {}
     this.fsyncTimer = setInterval(() => this.fsyncEverySecond(), FSYNC_EVERY_MS)
     this.fsyncTimer.unref?.()
   }
@@ -158,9 +174,14 @@ export class AppendOnlyFile implements PropagationTarget {
     const old = exists ? parseManifest(fs.readFileSync(this.manifestPath, 'utf8'), this.manifestPath) : undefined
     const baseSeq = (old?.base?.seq ?? 0) + 1
     const incrSeq = (old?.increments.at(-1)?.seq ?? 0) + 1
-    const base: AofFileInfo = { name: this.baseName(baseSeq), seq: baseSeq, type: 'b' }
+    const format = this.baseFormat()
+    const base: AofFileInfo = { name: this.baseName(baseSeq, format), seq: baseSeq, type: 'b' }
     const incr: AofFileInfo = { name: this.incrName(incrSeq), seq: incrSeq, type: 'i' }
-    this.baseSize = writeChunksSync(path.join(this.folder, base.name), baseChunks(this.engine))
+    // Written in this turn: the AOF starts (at open, or CONFIG SET appendonly yes) from a base
+    // that exists before any command is logged after it.
+    const target = path.join(this.folder, base.name)
+    writeChunksAtomicSync(target, batched(engineRdbPieces(this.engine, { aofBase: true }, baseEncoder(format))))
+    this.baseSize = fs.statSync(target).size
     this.openIncrement(incr)
     this.manifest = { base, increments: [incr], history: [] }
     writeFileAtomicSync(this.manifestPath, formatManifest(this.manifest))
@@ -171,8 +192,13 @@ export class AppendOnlyFile implements PropagationTarget {
     }
   }
 
-  private baseName(seq: number): string {
-    return `${this.filename}.${seq}.base.aof`
+  private baseName(seq: number, format: AofBaseFormat): string {
+    return `${this.filename}.${seq}${baseSuffix(format)}`
+  }
+
+  /** The form of a new base: an RDB preamble unless `aof-use-rdb-preamble` is no. */
+  private baseFormat(): AofBaseFormat {
+    return this.engine.config.get('aof-use-rdb-preamble') === 'no' ? 'aof' : 'rdb'
   }
 
   private incrName(seq: number): string {
@@ -338,9 +364,9 @@ export class AppendOnlyFile implements PropagationTarget {
   }
 
   /**
-   * BGREWRITEAOF: false when one is already running. The switch to a new increment happens
-   * between flushes, so every command before it is in the old files and every one after it in
-   * the new increment; the base is the keyspace at that instant.
+   * BGREWRITEAOF: false when one is already running or scheduled. The switch to a new increment
+   * happens between flushes, so every command before it is in the old files and every one after
+   * it in the new increment; the base is the keyspace at that instant.
    */
   requestRewrite(): boolean {
     if (this.rewriteStartedAt !== undefined || this.rewriteRequested) return false
@@ -349,21 +375,35 @@ export class AppendOnlyFile implements PropagationTarget {
     return true
   }
 
+  /**
+   * BGREWRITEAOF inside MULTI/EXEC: the rewrite starts after the block (Redis's
+   * `aof_rewrite_scheduled`), since the block's writes are logged as one unit at its end and the
+   * base must not hold half of them. Resets the failure limit, as a manual rewrite does in Redis.
+   */
+  scheduleRewrite(): boolean {
+    if (this.rewriteStartedAt !== undefined || this.rewriteRequested) return false
+    this.rewriteRequested = true
+    this.stats.consecutiveFailures = 0
+    setImmediate(() => {
+      if (this.rewriteRequested && this.inFlight === undefined && !this.closed) this.startRewriteNow()
+    })
+    return true
+  }
+
   get rewriting(): boolean {
     return this.rewriteStartedAt !== undefined
   }
 
+  /**
+   * Redis 7.0's rewriteAppendOnlyFileBackground: what the old files miss is written to them, a
+   * new increment is opened and listed in the manifest (so a failed rewrite leaves a valid AOF),
+   * and the base is written from a point-in-time snapshot in slices while commands keep running
+   * and are logged to the new increment.
+   */
   private startRewriteNow(): void {
     this.rewriteRequested = false
     this.rewriteStartedAt = Date.now()
-    // What the old files still miss goes there first, so they stay complete if the rewrite fails.
     if (this.buffer !== '') this.writeBufferSync()
-    let chunks: string[]
-    try {
-      chunks = baseChunks(this.engine)
-    } catch (error) {
-      return this.rewriteFailed(error)
-    }
     const oldManifest = this.manifest
     const incrSeq = (oldManifest.increments.at(-1)?.seq ?? 0) + 1
     const incr: AofFileInfo = { name: this.incrName(incrSeq), seq: incrSeq, type: 'i' }
@@ -376,17 +416,36 @@ export class AppendOnlyFile implements PropagationTarget {
       if (this.fd !== oldFd) fs.closeSync(this.fd)
       this.fd = oldFd
       this.manifest = oldManifest
-      return this.rewriteFailed(error)
+      this.stats.lastRewriteStatus = 'err'
+      this.rewriteStartedAt = undefined
+      this.log(`Background AOF rewrite could not start: ${(error as Error).message}`)
+      return
     }
     fs.fsync(oldFd, () => fs.close(oldFd, () => {}))
+    this.stats.rewrites++
+    const format = this.baseFormat()
     const baseSeq = (oldManifest.base?.seq ?? 0) + 1
-    const base: AofFileInfo = { name: this.baseName(baseSeq), seq: baseSeq, type: 'b' }
-    writeChunks(path.join(this.folder, base.name), chunks)
-      .then((size) => this.rewriteDone(base, incr, size))
-      .catch((error: unknown) => this.rewriteFailed(error))
+    const base: AofFileInfo = { name: this.baseName(baseSeq, format), seq: baseSeq, type: 'b' }
+    const target = path.join(this.folder, base.name)
+    const snapshot = startSnapshot(this.engine, (chunks) => writeFileAtomic(target, chunks), {
+      ...this.snapshotOptions,
+      aux: { aofBase: true },
+      encoder: baseEncoder(format),
+    })
+    this.rewriteSnapshot = snapshot
+    this.log(`Background append only file rewriting started (${base.name})`)
+    snapshot.done.then(
+      () => this.rewriteDone(base, incr),
+      (error: unknown) => this.rewriteFailed(error),
+    )
   }
 
-  private rewriteDone(base: AofFileInfo, incr: AofFileInfo, baseSize: number): void {
+  /**
+   * Redis 7.0's backgroundRewriteDoneHandler: the new base and the increments from the one opened
+   * at the start replace the manifest atomically; the files it no longer lists are deleted.
+   */
+  private rewriteDone(base: AofFileInfo, incr: AofFileInfo): void {
+    this.rewriteSnapshot = undefined
     if (this.closed) {
       // Closed meanwhile: the manifest still lists complete files; another process may own the
       // directory by now, so the new base is dropped rather than swapped in.
@@ -394,10 +453,11 @@ export class AppendOnlyFile implements PropagationTarget {
       return
     }
     const old = this.manifest
-    // Only the increment opened at the rewrite's start and those after it stay.
     const kept = old.increments.filter((file) => file.seq >= incr.seq)
     this.manifest = { base, increments: kept, history: [] }
+    let baseSize: number
     try {
+      baseSize = this.fileSize(base)
       writeFileAtomicSync(this.manifestPath, formatManifest(this.manifest))
     } catch (error) {
       this.manifest = old
@@ -405,26 +465,30 @@ export class AppendOnlyFile implements PropagationTarget {
       return this.rewriteFailed(error)
     }
     for (const file of [...(old.base === undefined ? [] : [old.base]), ...old.increments, ...old.history]) {
+      // A deletion that fails leaves an unlisted file, which nothing loads (as in Redis).
       if (file.name !== base.name && !kept.includes(file)) fs.rmSync(path.join(this.folder, file.name), { force: true })
     }
     const keptSize = kept.reduce((sum, file) => sum + this.fileSize(file), 0)
     this.baseSize = baseSize
     this.incrSize = keptSize
     this.rewriteBaseSize = baseSize + keptSize
-    this.stats.rewrites++
     this.stats.consecutiveFailures = 0
     this.stats.lastRewriteStatus = 'ok'
-    this.stats.lastRewriteTimeSec = Math.floor((Date.now() - (this.rewriteStartedAt ?? Date.now())) / 1000)
-    this.rewriteStartedAt = undefined
+    this.rewriteEnded()
     this.log('Background AOF rewrite finished successfully')
   }
 
   private rewriteFailed(error: unknown): void {
+    this.rewriteSnapshot = undefined
     this.stats.lastRewriteStatus = 'err'
     this.stats.consecutiveFailures++
+    this.rewriteEnded()
+    this.log(`Background AOF rewrite failed: ${(error as Error)?.message ?? error}`)
+  }
+
+  private rewriteEnded(): void {
     this.stats.lastRewriteTimeSec = Math.floor((Date.now() - (this.rewriteStartedAt ?? Date.now())) / 1000)
     this.rewriteStartedAt = undefined
-    this.log(`Background AOF rewrite failed: ${(error as Error)?.message ?? error}`)
   }
 
   /** Redis's auto-aof-rewrite-percentage / auto-aof-rewrite-min-size rule. */
@@ -435,10 +499,32 @@ export class AppendOnlyFile implements PropagationTarget {
     const current = this.baseSize + this.incrSize
     if (percentage === 0 || current < minSize) return
     const base = this.rewriteBaseSize === 0 ? 1 : this.rewriteBaseSize
-    if (((current - base) * 100) / base >= percentage) {
-      this.log(`Starting automatic rewriting of AOF on ${Math.floor(((current - base) * 100) / base)}% growth`)
-      this.requestRewrite()
+    const growth = Math.floor(((current - base) * 100) / base)
+    if (growth < percentage || this.rewriteLimited()) return
+    this.log(`Starting automatic rewriting of AOF on ${growth}% growth`)
+    this.requestRewrite()
+  }
+
+  /**
+   * Redis's aofRewriteLimited: after {@link REWRITE_LIMIT_FAILURES} failed rewrites in a row,
+   * growth retries after 1 minute, then 2, 4 … up to an hour, so a full disk is not hammered.
+   */
+  private rewriteLimited(): boolean {
+    if (this.stats.consecutiveFailures < REWRITE_LIMIT_FAILURES) {
+      this.limitDelayMinutes = 0
+      this.limitedUntil = 0
+      return false
     }
+    const now = Date.now()
+    if (this.limitedUntil !== 0) {
+      if (now < this.limitedUntil) return true
+      this.limitedUntil = 0
+      return false
+    }
+    this.limitDelayMinutes = Math.min(REWRITE_LIMIT_MAX_MINUTES, this.limitDelayMinutes === 0 ? 1 : this.limitDelayMinutes * 2)
+    this.limitedUntil = now + this.limitDelayMinutes * 60_000
+    this.log(`Background AOF rewrite has repeatedly failed and triggered the limit, will retry in ${this.limitDelayMinutes} minutes`)
+    return true
   }
 
   /** Writes (and fsyncs) the buffer now; only when no flush is in flight. */
@@ -466,6 +552,8 @@ export class AppendOnlyFile implements PropagationTarget {
     if (this.inFlight === undefined && this.buffer !== '') this.writeBufferSync()
     this.closed = true
     this.stopTimers()
+    // A running rewrite is abandoned: its temporary file goes, the manifest stays as it is.
+    this.rewriteSnapshot?.abort()
     if (this.engine.propagationTarget === this) this.engine.propagationTarget = undefined
     this.engine.writeRefusal = undefined
     const fd = this.fd
@@ -504,54 +592,4 @@ function writeFully(fd: number, bytes: Buffer, done: (error: NodeJS.ErrnoExcepti
 function writeSyncFully(fd: number, bytes: Buffer): void {
   let from = 0
   while (from < bytes.length) from += fs.writeSync(fd, bytes, from, bytes.length - from)
-}
-
-/** Writes a new file from binary-string chunks (temp file, fsync, rename, directory fsync); its size. */
-function writeChunksSync(target: string, chunks: readonly string[]): number {
-  const temp = `${target}.temp-${process.pid}`
-  let size = 0
-  try {
-    const fd = fs.openSync(temp, 'w')
-    try {
-      for (const chunk of chunks) {
-        const bytes = Buffer.from(chunk, 'latin1')
-        writeSyncFully(fd, bytes)
-        size += bytes.length
-      }
-      fs.fsyncSync(fd)
-    } finally {
-      fs.closeSync(fd)
-    }
-    fs.renameSync(temp, target)
-  } catch (error) {
-    fs.rmSync(temp, { force: true })
-    throw error
-  }
-  syncDirectory(path.dirname(target))
-  return size
-}
-
-/** {@link writeChunksSync} without blocking: one chunk per write, the event loop runs between. */
-async function writeChunks(target: string, chunks: readonly string[]): Promise<number> {
-  const temp = `${target}.temp-${process.pid}`
-  let size = 0
-  try {
-    const handle = await fs.promises.open(temp, 'w')
-    try {
-      for (const chunk of chunks) {
-        const bytes = Buffer.from(chunk, 'latin1')
-        await handle.write(bytes)
-        size += bytes.length
-      }
-      await handle.sync()
-    } finally {
-      await handle.close()
-    }
-    await fs.promises.rename(temp, target)
-  } catch (error) {
-    await fs.promises.rm(temp, { force: true })
-    throw error
-  }
-  syncDirectory(path.dirname(target))
-  return size
 }

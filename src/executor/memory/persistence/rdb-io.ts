@@ -13,7 +13,8 @@ import { intsetLimit } from '../commands/set/index.js'
 import { zsetLimits } from '../commands/zset/access.js'
 import type { LoadContext } from '../rdb/codec.js'
 import { writeFileAtomicSync } from './atomic-file.js'
-import { loadRdb, RdbFileWriter, RdbLoadError, type RdbAux, type RdbLoadResult } from './rdb-file.js'
+import { loadRdb, RdbFileWriter, RdbLoadError, type RdbAux, type RdbLoadOptions, type RdbLoadResult } from './rdb-file.js'
+import type { SnapshotEncoder } from './snapshot.js'
 
 /** Pieces are gathered into writes of about this size (one syscall per key would dominate). */
 const WRITE_BATCH_BYTES = 1 << 20
@@ -27,10 +28,9 @@ export function engineLoadLimits(engine: Engine): Omit<LoadContext, 'now'> {
 /**
  * The pieces of an RDB file holding `engine`'s libraries and keys as they are now, produced
  * synchronously (the caller must not let commands run between pieces). Empty databases are left
- * out, as Redis does.
+ * out, as Redis does. `writer` gives another form of the same walk (the AOF's command base).
  */
-export function* engineRdbPieces(engine: Engine, aux: RdbAux = {}): Generator<Buffer> {
-  const writer = new RdbFileWriter()
+export function* engineRdbPieces(engine: Engine, aux: RdbAux = {}, writer: SnapshotEncoder = new RdbFileWriter()): Generator<Buffer> {
   yield writer.header(aux)
   for (const library of scripting(engine).libraries.values()) yield writer.functionLibrary(library.code)
   for (const db of engine.databases) {
@@ -71,8 +71,16 @@ export function saveRdbFileSync(path: string, engine: Engine, aux: RdbAux = {}):
  * that does not load, throws {@link RdbLoadError} and the engine is left as it was.
  */
 export function loadRdbFile(path: string, engine: Engine): RdbLoadResult {
-  const bytes = readFileSync(path)
+  return loadRdbBytes(readFileSync(path), engine)
+}
+
+/**
+ * {@link loadRdbFile} of bytes already read; `keepExpired` for an AOF base, which Redis loads
+ * whole (the increments after it may still touch those keys).
+ */
+export function loadRdbBytes(bytes: Buffer, engine: Engine, options: Pick<RdbLoadOptions, 'keepExpired'> = {}): RdbLoadResult {
   return loadRdb(bytes, engine.databases, {
+    ...options,
     now: engine.clock(),
     limits: engineLoadLimits(engine),
     beforeApply(result) {

@@ -24,6 +24,19 @@ import type { Database, Value } from '../keyspace.js'
 import { scripting } from '../commands/scripting/state.js'
 import { RdbFileWriter, type RdbAux } from './rdb-file.js'
 
+/**
+ * What turns the snapshot's walk into bytes: the RDB file writer by default, or another form of
+ * the same keyspace (the AOF rewrite's command base). Called in the file's order: `header`, a
+ * `functionLibrary` per library, per database `selectDb` and its `entry`s, then `footer`.
+ */
+export interface SnapshotEncoder {
+  header(aux: RdbAux): Buffer
+  functionLibrary(code: string): Buffer
+  selectDb(index: number, keys: number, expires: number): Buffer
+  entry(key: string, value: Value, expireAt: number | undefined): Buffer
+  footer(): Buffer
+}
+
 /** Consumes the snapshot's bytes (a file writer): resolves once they are all stored. */
 export type SnapshotSink = (chunks: AsyncIterable<Buffer>) => Promise<void>
 
@@ -35,6 +48,8 @@ export interface SnapshotOptions {
   readonly chunkBytes?: number
   /** Header auxiliary fields (`aofBase` for an AOF rewrite); `ctime` defaults to the start. */
   readonly aux?: RdbAux
+  /** The form of the output; default an RDB file ({@link RdbFileWriter}). */
+  readonly encoder?: SnapshotEncoder
 }
 
 /** A running snapshot, as {@link startSnapshot} returns it. */
@@ -114,7 +129,7 @@ class DatabaseWalk {
 export class Snapshot implements SnapshotHandle {
   readonly startedAt: number
   done!: Promise<void>
-  private readonly writer = new RdbFileWriter()
+  private readonly writer: SnapshotEncoder
   private readonly walks: DatabaseWalk[]
   private readonly byDatabase = new Map<Database, DatabaseWalk>()
   private current = 0
@@ -134,6 +149,7 @@ export class Snapshot implements SnapshotHandle {
     options: SnapshotOptions = {},
   ) {
     this.startedAt = engine.clock()
+    this.writer = options.encoder ?? new RdbFileWriter()
     this.sliceBudgetMs = options.sliceBudgetMs ?? 2
     this.chunkBytes = options.chunkBytes ?? 1 << 20
     this.walks = engine.databases.map((db, index) => new DatabaseWalk(db, index, db.size, db.expires.size))

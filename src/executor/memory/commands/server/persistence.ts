@@ -14,6 +14,7 @@ import { serverState } from './stats.js'
 const BGSAVE_STARTED = new Status('Background saving started')
 const BGSAVE_SCHEDULED = new Status('Background saving scheduled')
 const BGREWRITEAOF_STARTED = new Status('Background append only file rewriting started')
+const BGREWRITEAOF_SCHEDULED = new Status('Background append only file rewriting scheduled')
 const BGSAVE_IN_PROGRESS = new ReplyError('ERR Background save already in progress')
 /** Redis's bare `-ERR` (shared.err) for a SAVE that could not write its file. */
 const SAVE_FAILED = new ReplyError('ERR')
@@ -58,6 +59,10 @@ function bgrewriteaof(ctx: CommandContext): Out {
   if (control === undefined) return ctx.engine.rdb === undefined ? NO_DATA_DIRECTORY : AOF_OFF
   const aof = control.aof
   if (aof === undefined) return AOF_OFF
+  if (aof.rewriting) return REWRITE_RUNNING
+  // Inside MULTI/EXEC Redis schedules (`server.in_exec`): the block is logged as one unit at its
+  // end, so the base must be taken after it.
+  if (ctx.engine.inTransaction) return aof.scheduleRewrite() ? BGREWRITEAOF_SCHEDULED : REWRITE_RUNNING
   return aof.requestRewrite() ? BGREWRITEAOF_STARTED : REWRITE_RUNNING
 }
 
