@@ -13,9 +13,10 @@ import { SERVER_VERSION } from '../../../commands/table.js'
 import { Database, typeOf, type Value } from '../keyspace.js'
 import type { KeyspaceState } from '../key-access.js'
 import type { LoadContext } from '../rdb/codec.js'
-import { RDB_VERSION_READABLE } from '../rdb/constants.js'
+import { RDB_VERSION_READABLE, RdbType } from '../rdb/constants.js'
 import { Crc64 } from '../rdb/crc64.js'
 import { encodeValue, valueDecoder } from '../rdb/payload.js'
+import { decodeModuleValue, encodeJsonModule, isJsonDocument, moduleTypeOf, UnknownModuleType } from '../rdb/values/json-module.js'
 import { check, CorruptPayload, RdbReader } from '../rdb/reader.js'
 import { RdbWriter } from '../rdb/writer.js'
 import { DEFAULT_HASH_LIMITS, HashValue, trackVolatileHash } from '../types/hash.js'
@@ -63,7 +64,7 @@ export interface RdbAux {
   readonly aofBase?: boolean
 }
 
-/** A value no RDB codec writes (a module type, such as JSON documents). */
+/** A value no RDB codec writes. */
 export class RdbSaveError extends Error {
   override readonly name = 'RdbSaveError'
 }
@@ -124,7 +125,9 @@ export class RdbFileWriter {
    */
   entry(key: string, value: Value, expireAt: number | undefined): Buffer {
     const body = this.body
-    const encoded = encodeValue(value, body)
+    // JSON documents are a module type in Redis: files carry them as RedisJSON writes them; DUMP
+    // (payload.ts) does not, as Redis without the module has no such type to RESTORE.
+    const encoded = isJsonDocument(value) ? encodeJsonModule(value, body) : encodeValue(value, body)
     if (encoded === null) {
       body.take()
       throw new RdbSaveError(`values of type ${typeOf(value)} cannot be saved in an RDB file (key ${JSON.stringify(key)})`)
@@ -281,6 +284,11 @@ function hex(bytes: string): string {
   let out = ''
   for (let i = bytes.length - 1; i >= 0; i--) out += bytes.charCodeAt(i).toString(16).padStart(2, '0')
   return out
+}
+
+/** A module value: RedisJSON documents load, other module types throw {@link UnknownModuleType}. */
+function decodeModule(_type: number, reader: RdbReader): Value {
+  return decodeModuleValue(reader)
 }
 
 /** Strings from this length on are sliced by V8 (kept pointing into their parent string). */
@@ -462,23 +470,31 @@ class FileLoad {
         return
       case RdbOpcode.FUNCTION_PRE_GA:
         throw new RdbLoadError(start, 'pre-release function format (Redis 7.0 release candidates) not supported')
-      case RdbOpcode.MODULE_AUX:
-        throw new RdbLoadError(start, 'module auxiliary data found: this engine has no modules to load it')
+      case RdbOpcode.MODULE_AUX: {
+        const { name } = moduleTypeOf(reader.length64())
+        throw new RdbLoadError(start, `module auxiliary data of module type '${name}' found: this engine has no such module to load it`)
+      }
     }
   }
 
   /** One key of type byte `type`: read, checked, staged unless its deadline has passed. */
   private entry(type: number, start: number, deadline: bigint | undefined): void {
-    const decode = valueDecoder(type)
+    const decode = type === RdbType.MODULE_2 ? decodeModule : valueDecoder(type)
     if (decode === undefined) {
-      const what = type === 6 || type === 7 ? `a module value (type ${type}): this engine has no modules` : `unknown value type ${type}`
+      const what = type === RdbType.MODULE ? 'a module value in the pre-release module format (RDB_TYPE_MODULE), which Redis 7.0 refuses too' : `unknown value type ${type}`
       throw new RdbLoadError(start, what)
     }
     this.item = 'key'
     const key = this.reader.string()
     this.item = 'value'
     this.key = key
-    const value = decode(type, this.reader, this.context)
+    let value: Value
+    try {
+      value = decode(type, this.reader, this.context)
+    } catch (error) {
+      if (error instanceof UnknownModuleType) throw new RdbLoadError(start, `key ${JSON.stringify(key)} holds ${error.message}`)
+      throw error
+    }
     const db = this.staged[this.db]
     if (db.data.has(key)) throw new RdbLoadError(start, `duplicate key ${JSON.stringify(key)} in database ${this.db}`)
     const expired = deadline !== undefined && deadline < this.now && this.options.keepExpired !== true
