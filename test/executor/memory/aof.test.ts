@@ -187,6 +187,111 @@ describe('BGREWRITEAOF', () => {
     expect(fs.statSync(path.join(folder(dir), 'appendonly.aof.2.base.rdb')).size).toBeLessThan(200)
   })
 
+  test('aof-use-rdb-preamble no writes the base as commands (RESTORE, JSON.SET, FUNCTION LOAD), which loads back', async () => {
+    const dir = tempDir()
+    const lines: string[] = []
+    const first = executor({ dir, appendonly: true, appendfsync: 'always', log: (line) => lines.push(line) })
+    expect(text(await first.exec(['CONFIG', 'GET', 'aof-use-rdb-preamble']))).toEqual(['aof-use-rdb-preamble', 'yes'])
+    await first.exec(['CONFIG', 'SET', 'aof-use-rdb-preamble', 'no'])
+    await first.pipeline(WRITES)
+    await first.exec(['JSON.SET', 'doc', '$', '{"a":[1,2.5,"x"],"b":null}'])
+    await first.exec(['PEXPIREAT', 'doc', String(Date.now() + 600_000)])
+    await first.exec(['FUNCTION', 'LOAD', "#!lua name=lib\nredis.register_function('f', function() return 1 end)"])
+    await first.exec(['BGREWRITEAOF'])
+    await vi.waitFor(() => expect(lines).toContain('Background AOF rewrite finished successfully'))
+    const base = fs.readFileSync(path.join(folder(dir), 'appendonly.aof.2.base.aof'), 'latin1')
+    expect(base).toMatch(/^\*3\r\n\$8\r\nFUNCTION\r\n\$4\r\nLOAD\r\n/)
+    expect(base).toContain('$7\r\nRESTORE\r\n')
+    expect(base).toContain('$8\r\nJSON.SET\r\n$3\r\ndoc\r\n$1\r\n$\r\n$26\r\n{"a":[1,2.5,"x"],"b":null}\r\n')
+    const before = await keyspace(first)
+    const ttl = await first.exec(['PEXPIRETIME', 'doc'])
+    await first.close()
+    const second = executor({ dir, appendonly: true })
+    expect(await keyspace(second)).toEqual(before)
+    expect(text(await second.exec(['JSON.GET', 'doc']))).toBe('{"a":[1,2.5,"x"],"b":null}')
+    expect(await second.exec(['PEXPIRETIME', 'doc'])).toBe(ttl)
+    expect(text(await second.exec(['FCALL', 'f', '0']))).toBe(1)
+  })
+
+  test('JSON documents go through the RDB base and load back', async () => {
+    const dir = tempDir()
+    const lines: string[] = []
+    const first = executor({ dir, appendonly: true, appendfsync: 'always', log: (line) => lines.push(line) })
+    await first.exec(['JSON.SET', 'doc', '$', '{"n":1e300,"s":"caf\u00e9","l":[true,false,{}]}'])
+    await first.exec(['BGREWRITEAOF'])
+    await vi.waitFor(() => expect(lines).toContain('Background AOF rewrite finished successfully'))
+    expect(fs.readFileSync(path.join(folder(dir), 'appendonly.aof.2.base.rdb'), 'latin1')).toContain('"n":1e300')
+    const before = text(await first.exec(['JSON.GET', 'doc']))
+    await first.close()
+    expect(text(await executor({ dir, appendonly: true }).exec(['JSON.GET', 'doc']))).toBe(before)
+  })
+
+  test('writes during the rewrite land in the new increment only: after a restart each counts exactly once', async () => {
+    const dir = tempDir()
+    const lines: string[] = []
+    const first = executor({ dir, appendonly: true, appendfsync: 'no', save: '', log: (line) => lines.push(line) })
+    const keys = 40_000
+    for (let i = 0; i < keys; i += 5000) {
+      await first.pipeline(Array.from({ length: 5000 }, (_, j): Command => ['SET', `key:${i + j}`, String(i + j)]))
+    }
+    await first.exec(['RPUSH', 'log', 'before'])
+    await first.exec(['BGREWRITEAOF'])
+    let writesWhileRewriting = 0
+    for (let round = 0; round < 10_000 && /aof_rewrite_in_progress:1/.test(text(await first.exec(['INFO', 'persistence'])) as string); round++) {
+      // Keys the walk has not reached yet and keys it has written, changed in the same turn.
+      await first.pipeline([
+        ['INCR', `key:${keys - 1 - round}`],
+        ['INCR', `key:${round}`],
+        ['RPUSH', 'log', String(round)],
+        ['DEL', `key:${keys / 2 + round}`],
+        ['SET', `new:${round}`, 'x'],
+      ])
+      writesWhileRewriting++
+    }
+    expect(writesWhileRewriting).toBeGreaterThan(2)
+    await vi.waitFor(() => expect(lines).toContain('Background AOF rewrite finished successfully'))
+    const before = await keyspaceOf(first, 'exact')
+    await first.close()
+    const second = executor({ dir, appendonly: true, save: '' })
+    expect(await keyspaceOf(second, 'exact')).toEqual(before)
+    expect(text(await second.exec(['GET', `key:${keys - 1}`]))).toBe(String(keys))
+    expect(text(await second.exec(['LRANGE', 'log', '0', '2']))).toEqual(['before', '0', '1'])
+  })
+
+  test('a rewrite that fails leaves the previous manifest valid and INFO says err', async () => {
+    const dir = tempDir()
+    const lines: string[] = []
+    const first = executor({ dir, appendonly: true, appendfsync: 'always', log: (line) => lines.push(line) })
+    await first.pipeline(WRITES)
+    // The new base cannot be renamed into place: a directory holds its name.
+    fs.mkdirSync(path.join(folder(dir), 'appendonly.aof.2.base.rdb'))
+    await first.exec(['BGREWRITEAOF'])
+    await first.exec(['SET', 'during', '1'])
+    await vi.waitFor(() => expect(lines.some((line) => line.startsWith('Background AOF rewrite failed'))).toBe(true))
+    const info = text(await first.exec(['INFO', 'persistence'])) as string
+    expect(info).toMatch(/aof_last_bgrewrite_status:err\r\n/)
+    expect(info).toMatch(/aof_rewrites_consecutive_failures:1\r\n/)
+    expect(info).toMatch(/aof_rewrite_in_progress:0\r\n/)
+    const manifest = fs.readFileSync(path.join(folder(dir), 'appendonly.aof.manifest'), 'utf8')
+    expect(manifest).toBe('file appendonly.aof.1.base.rdb seq 1 type b\nfile appendonly.aof.1.incr.aof seq 1 type i\nfile appendonly.aof.2.incr.aof seq 2 type i\n')
+    expect(fs.readdirSync(folder(dir)).filter((name) => name.startsWith('temp-'))).toEqual([])
+    await first.exec(['SET', 'after', '1'])
+    const before = await keyspace(first)
+    await first.close()
+    expect(await keyspace(executor({ dir, appendonly: true }))).toEqual(before)
+  })
+
+  test('inside MULTI/EXEC the rewrite is scheduled and starts after the block', async () => {
+    const dir = tempDir()
+    const lines: string[] = []
+    const first = executor({ dir, appendonly: true, appendfsync: 'always', log: (line) => lines.push(line) })
+    const replies = await first.transaction([['INCR', 'n'], ['BGREWRITEAOF'], ['INCR', 'n']])
+    expect(replies).toMatchObject([1, { text: 'Background append only file rewriting scheduled' }, 2])
+    await vi.waitFor(() => expect(lines).toContain('Background AOF rewrite finished successfully'))
+    await first.close()
+    expect(text(await executor({ dir, appendonly: true }).exec(['GET', 'n']))).toBe('2')
+  })
+
   test('without a data directory it says so instead of pretending', async () => {
     const made = new MemoryExecutor({ activeExpiryInterval: 0 })
     open.push(made)
