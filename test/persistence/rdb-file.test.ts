@@ -10,11 +10,14 @@ import { afterAll, describe, expect, test } from 'vitest'
 import { MemoryExecutor } from '../../src/executor/memory/memory-executor.js'
 import { Database } from '../../src/executor/memory/keyspace.js'
 import { writeFileAtomic, writeFileAtomicSync } from '../../src/executor/memory/persistence/atomic-file.js'
-import { loadRdb, RdbFileWriter, RdbLoadError, RdbOpcode, RdbSaveError } from '../../src/executor/memory/persistence/rdb-file.js'
+import { loadRdb, RdbFileWriter, RdbLoadError, RdbOpcode } from '../../src/executor/memory/persistence/rdb-file.js'
 import { engineRdbPieces, loadRdbFile, saveRdbFileSync } from '../../src/executor/memory/persistence/rdb-io.js'
 import { crc64, Crc64 } from '../../src/executor/memory/rdb/crc64.js'
 import { lzfCompress, lzfDecompress } from '../../src/executor/memory/rdb/lzf.js'
 import { RdbWriter } from '../../src/executor/memory/rdb/writer.js'
+import { moduleTypeId, moduleTypeOf } from '../../src/executor/memory/rdb/values/json-module.js'
+import { parseJson } from '../../src/executor/memory/lib/json/parse.js'
+import { JsonDocument, type JsonValue } from '../../src/executor/memory/types/json.js'
 import { datasetCommands, FUNCTION_COMMANDS, noise } from './rdb-dataset.js'
 import { describeKeyspace } from '../support/keyspace.js'
 
@@ -121,12 +124,31 @@ describe('RdbFileWriter', () => {
     expect(file.slice(-8)).toBe(crc64(file, 0, file.length - 8))
   })
 
-  test('a value no RDB codec writes (a JSON document) is refused, not skipped', async () => {
-    const executor = new MemoryExecutor({ activeExpiryInterval: 0 })
-    await executor.exec(['JSON.SET', 'doc', '$', '{"a":1}'])
-    expect(() => [...engineRdbPieces(executor.engine)]).toThrow(RdbSaveError)
-    expect(() => [...engineRdbPieces(executor.engine)]).toThrow(/ReJSON-RL/)
-    await executor.close()
+  test('a JSON document is a RedisJSON module value: type 7, ReJSON-RL id with encoding version 3, its JSON text, the module EOF', () => {
+    const writer = new RdbFileWriter()
+    writer.header()
+    const entry = writer.entry('doc', new JsonDocument(parseJson('{"a":1}') as JsonValue), undefined)
+    const id = Buffer.from('45e25238df912c03', 'hex')
+    expect(entry).toEqual(Buffer.concat([Buffer.from([7, 3]), Buffer.from('doc'), Buffer.from([0x81]), id, Buffer.from([5, 7]), Buffer.from('{"a":1}'), Buffer.from([0])]))
+    expect(moduleTypeId('ReJSON-RL', 3)).toBe(0x45e25238df912c03n)
+    expect(moduleTypeOf(0x45e25238df912c03n)).toEqual({ name: 'ReJSON-RL', encodingVersion: 3 })
+  })
+
+  test('JSON documents round-trip through SAVE and a restart, TTL included', async () => {
+    const dir = temporaryDirectory()
+    const first = new MemoryExecutor({ activeExpiryInterval: 0, persistence: { dir, save: '' } })
+    const text = '{"s":"caf\u00e9 \\"q\\"","n":[1,-0.0,1.5e-7,18446744073709551615],"o":{"nested":{"deep":[null,true]}}}'
+    await first.exec(['JSON.SET', 'doc', '$', text])
+    await first.exec(['JSON.SET', 'big', '$', JSON.stringify({ items: Array.from({ length: 500 }, (_, i) => ({ i, name: `item-${i}` })) })])
+    await first.exec(['PEXPIREAT', 'big', String(Date.now() + 3_600_000)])
+    await first.exec(['SET', 'plain', 'v'], { db: 1 })
+    const expected = [await first.exec(['JSON.GET', 'doc']), await first.exec(['JSON.GET', 'big']), await first.exec(['PEXPIRETIME', 'big'])]
+    expect(await first.exec(['SAVE'])).toMatchObject({ text: 'OK' })
+    await first.close()
+    const second = new MemoryExecutor({ activeExpiryInterval: 0, persistence: { dir, save: '' } })
+    expect([await second.exec(['JSON.GET', 'doc']), await second.exec(['JSON.GET', 'big']), await second.exec(['PEXPIRETIME', 'big'])]).toEqual(expected)
+    expect(String(await second.exec(['TYPE', 'doc']))).toBe('ReJSON-RL')
+    await second.close()
   })
 })
 
@@ -274,6 +296,21 @@ describe('loadRdb refuses bad input with the offset, loading nothing', () => {
     const moduleError = loadError(() => loadRdb(moduleFile, occupied(), { now: 0 }))
     expect(moduleError.message).toMatch(/module auxiliary data/)
     expect(moduleError.offset).toBe(9)
+
+    const other = new RdbWriter(true)
+    other.byte(7)
+    other.string('idx')
+    other.length(moduleTypeId('search000', 2))
+    const otherModule = Buffer.concat([Buffer.from('REDIS0010'), Buffer.from(other.take(), 'latin1')])
+    const otherError = loadError(() => loadRdb(otherModule, occupied(), { now: 0 }))
+    expect(otherError.message).toMatch(/key "idx" holds a value of module type 'search000' \(encoding version 2\): this engine has no such module/)
+    expect(otherError.offset).toBe(9)
+    const newer4 = new RdbWriter(true)
+    newer4.byte(7)
+    newer4.string('doc')
+    newer4.length(moduleTypeId('ReJSON-RL', 4))
+    const json4 = Buffer.concat([Buffer.from('REDIS0010'), Buffer.from(newer4.take(), 'latin1')])
+    expect(loadError(() => loadRdb(json4, occupied(), { now: 0 })).message).toMatch(/ReJSON-RL value of encoding version 4: this engine reads RedisJSON 2.x's versions 2 and 3/)
 
     const twice = new RdbFileWriter()
     const duplicate = Buffer.concat([twice.header(), twice.selectDb(0, 2, 0), twice.entry('k', 'a', undefined), twice.entry('k', 'b', undefined), twice.footer()])
