@@ -3,7 +3,8 @@
  * (`aof-use-rdb-preamble yes`: `.base.rdb`, `no`: `.base.aof`): redis-server loads the directory
  * the engine left after BGREWRITEAOF and writes after it, and the engine loads the directory
  * redis-server left after its own BGREWRITEAOF, each to the same keyspace (every type and
- * encoding of the RDB dataset, TTLs, databases, function libraries).
+ * encoding of the RDB dataset, TTLs, databases, function libraries). And, as with Redis's own
+ * files, redis-server without the RedisJSON module cannot load a file holding JSON documents.
  */
 import { spawnSync } from 'node:child_process'
 import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
@@ -15,7 +16,7 @@ import { MemoryExecutor } from '../../src/executor/memory/memory-executor.js'
 import { SocketExecutor } from '../../src/executor/socket/socket-executor.js'
 import { ReplyError, type Command } from '../../src/reply.js'
 import { describeKeyspace } from '../support/keyspace.js'
-import { liveSuiteName, redisServerSkipReason, startRedisServer } from '../support/redis-server.js'
+import { liveSuiteName, REDIS_SERVER_BIN, redisServerSkipReason, startRedisServer } from '../support/redis-server.js'
 import { datasetCommands, FUNCTION_COMMANDS } from './rdb-dataset.js'
 
 const directories: string[] = []
@@ -105,6 +106,25 @@ describe.skipIf(redisServerSkipReason !== undefined)(liveSuiteName('rewritten AO
       await server.stop()
     }
   }, 60_000)
+
+  test('redis-server without the RedisJSON module refuses a file holding JSON documents, naming the module type', async () => {
+    const dir = temporaryDirectory()
+    const memory = new MemoryExecutor({ activeExpiryInterval: 0, persistence: { dir, save: '' } })
+    try {
+      await memory.exec(['JSON.SET', 'doc', '$', '{"a":1}'])
+      expect(String(await memory.exec(['SAVE']))).toBe('OK')
+    } finally {
+      await memory.close()
+    }
+    // No TCP listener (a socket file in the directory instead): the load fails before serving.
+    const args = ['--port', '0', '--unixsocket', join(dir, 'redis.sock'), '--dir', dir, '--save', '', '--appendonly', 'no']
+    const run = spawnSync(REDIS_SERVER_BIN, args, { encoding: 'utf8', timeout: 20_000 })
+    expect(run.signal, 'redis-server stopped by itself, it did not start serving').toBeNull()
+    expect(run.stdout).toContain("The RDB file contains module data I can't load: no matching module type 'ReJSON-RL'")
+    // Its built-in redis-check-rdb then walks the module value (opcodes, module EOF) and the
+    // checksum: the framing is Redis's, only the module is missing.
+    expect(run.stdout).toContain('RDB looks OK!')
+  }, 30_000)
 
   test.each(FORMATS)('aof-use-rdb-preamble $preamble: the engine loads redis-server’s directory after its BGREWRITEAOF', async ({ preamble, suffix }) => {
     const dir = temporaryDirectory()
