@@ -9,7 +9,12 @@
  * with no save running as the baseline. Node has no fork(): restis writes its snapshot in slices
  * of about 2 ms between event-loop turns, so a GET waits at most for one slice.
  *
- * Env: BENCH_BGSAVE_KEYS (comma-separated key counts, default "1000000,10000000").
+ * The same figures for BGREWRITEAOF (`BENCH_BGSAVE_OPERATIONS=BGREWRITEAOF`): both servers run
+ * with `--appendonly yes --appendfsync everysec` and automatic rewrites off; restis writes the
+ * new base (`aof-use-rdb-preamble yes`: an RDB file) from the same sliced snapshot.
+ *
+ * Env: BENCH_BGSAVE_KEYS (comma-separated key counts, default "1000000,10000000"),
+ * BENCH_BGSAVE_OPERATIONS (comma-separated, BGSAVE and/or BGREWRITEAOF; default BGSAVE).
  *
  * Run: npm run bench:bgsave
  */
@@ -22,6 +27,18 @@ import { benchBuild, ensureTools, fmt, freePort, main, ratio, saveResults, start
 
 const KEY_COUNTS = (process.env.BENCH_BGSAVE_KEYS ?? '1000000,10000000').split(',').map(Number)
 const BASELINE_GETS = 20_000
+const OPERATIONS = (process.env.BENCH_BGSAVE_OPERATIONS ?? 'BGSAVE').split(',').map((name) => name.trim().toUpperCase())
+
+/** What each measured operation answers when it starts, and the INFO lines that say it ended. */
+const OPERATION = {
+  BGSAVE: { started: /Background saving started/, running: /rdb_bgsave_in_progress:1/, ok: /rdb_last_bgsave_status:ok/, serverArgs: [] },
+  BGREWRITEAOF: {
+    started: /Background append only file rewriting started/,
+    running: /aof_rewrite_in_progress:1|aof_rewrite_scheduled:1/,
+    ok: /aof_last_bgrewrite_status:ok/,
+    serverArgs: ['--appendonly', 'yes', '--appendfsync', 'everysec'],
+  },
+}
 
 /** N `SET key:<i> value:<i>` commands in RESP, as redis-cli --pipe reads them. */
 function* setCommands(count) {
@@ -73,22 +90,25 @@ async function timeGets(client, keys, until, limit = Infinity) {
   return latencies
 }
 
-/** One server's figures: baseline GETs, then GETs during a BGSAVE. */
-async function measure(SocketExecutor, url, keys) {
+/** One server's figures: baseline GETs, then GETs during `operation` (BGSAVE, BGREWRITEAOF). */
+async function measure(SocketExecutor, url, keys, operation) {
+  const { started: startedReply, running, ok } = OPERATION[operation]
   const reader = new SocketExecutor({ url })
   const control = new SocketExecutor({ url })
   try {
+    // A rewrite by growth would overlap the measured one (or refuse it).
+    if (operation === 'BGREWRITEAOF') await control.exec(['CONFIG', 'SET', 'auto-aof-rewrite-percentage', '0'])
     const baseline = summary(await timeGets(reader, keys, () => false, BASELINE_GETS))
     const started = performance.now()
-    const reply = String(await control.exec(['BGSAVE']))
-    if (!/Background saving started/.test(reply)) throw new Error(`BGSAVE: ${reply}`)
+    const reply = String(await control.exec([operation]))
+    if (!startedReply.test(reply)) throw new Error(`${operation}: ${reply}`)
     let saving = true
     const poll = (async () => {
       while (saving) {
         await new Promise((resolve) => setTimeout(resolve, 20))
         const info = String(await control.exec(['INFO', 'persistence']))
-        if (/rdb_bgsave_in_progress:0/.test(info)) {
-          if (!/rdb_last_bgsave_status:ok/.test(info)) throw new Error(`BGSAVE failed: ${info}`)
+        if (!running.test(info)) {
+          if (!ok.test(info)) throw new Error(`${operation} failed: ${info}`)
           saving = false
         }
       }
@@ -102,7 +122,9 @@ async function measure(SocketExecutor, url, keys) {
   }
 }
 
-export async function bgsaveLatency() {
+export async function bgsaveLatency(operation = 'BGSAVE') {
+  if (OPERATION[operation] === undefined) throw new Error(`unknown operation ${operation} (BGSAVE or BGREWRITEAOF)`)
+  const { serverArgs } = OPERATION[operation]
   const build = await benchBuild()
   const { SocketExecutor } = await build.import('socket')
   const rows = []
@@ -116,18 +138,18 @@ export async function bgsaveLatency() {
       try {
         if (server === 'restis') {
           port = await freePort()
-          proc = await startRestis({ respPort: port, token: 'bench-token', nodeArgs: ['--max-old-space-size=8192'], args: ['--dir', dir, '--save', ''] })
+          proc = await startRestis({ respPort: port, token: 'bench-token', nodeArgs: ['--max-old-space-size=8192'], args: ['--dir', dir, '--save', '', ...serverArgs] })
           url = `redis://:bench-token@127.0.0.1:${port}`
           await fill(port, keys, 'bench-token')
         } else {
           port = await freePort()
-          proc = startChild('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir])
+          proc = startChild('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, ...serverArgs])
           await waitForPort(port)
           url = `redis://127.0.0.1:${port}`
           await fill(port, keys)
         }
-        const figures = await measure(SocketExecutor, url, keys)
-        results.push({ server, keys, ...figures })
+        const figures = await measure(SocketExecutor, url, keys, operation)
+        results.push({ server, operation, keys, ...figures })
         rows.push([
           server,
           fmt(keys),
@@ -146,13 +168,14 @@ export async function bgsaveLatency() {
     const [ours, theirs] = results.slice(-2)
     rows.push(['ratio restis/redis', fmt(keys), ratio(ours.saveMs, theirs.saveMs), '', ratio(ours.baseline.p50, theirs.baseline.p50), ratio(ours.during.p50, theirs.during.p50), ratio(ours.during.p99, theirs.during.p99), ratio(ours.during.max, theirs.during.max)])
   }
-  console.log('\nGET latency during BGSAVE (ms; one client, one GET at a time)\n')
-  console.log(table(['server', 'keys', 'BGSAVE ms', 'GETs during', 'p50 idle', 'p50 during', 'p99 during', 'max during'], rows))
+  console.log(`\nGET latency during ${operation} (ms; one client, one GET at a time)\n`)
+  console.log(table(['server', 'keys', `${operation} ms`, 'GETs during', 'p50 idle', 'p50 during', 'p99 during', 'max during'], rows))
   return results
 }
 
 await main('bgsave', async () => {
   ensureTools(['redis-server'])
-  const bgsave = await bgsaveLatency()
-  saveResults('bgsave', { bgsave })
+  const figures = {}
+  for (const operation of OPERATIONS) figures[operation === 'BGSAVE' ? 'bgsave' : 'bgrewriteaof'] = await bgsaveLatency(operation)
+  saveResults('bgsave', figures)
 })
