@@ -281,6 +281,23 @@ describe('BGREWRITEAOF', () => {
     expect(await keyspace(executor({ dir, appendonly: true }))).toEqual(before)
   })
 
+  test('growth stops retrying after 3 failed rewrites in a row (Redis’s rewrite limit)', async () => {
+    const dir = tempDir()
+    const lines: string[] = []
+    const made = executor({ dir, appendonly: true, appendfsync: 'always', log: (line) => lines.push(line) })
+    await made.exec(['CONFIG', 'SET', 'auto-aof-rewrite-min-size', '200', 'auto-aof-rewrite-percentage', '100'])
+    // Every attempt's base is appendonly.aof.2.base.rdb (the base sequence moves only on success).
+    fs.mkdirSync(path.join(folder(dir), 'appendonly.aof.2.base.rdb'))
+    for (let i = 0; lines.filter((line) => line.startsWith('Background AOF rewrite failed')).length < 3 && i < 1000; i++) {
+      await made.exec(['SET', 'k', 'x'.repeat(50)])
+      await new Promise((resolve) => setImmediate(resolve))
+    }
+    for (let i = 0; i < 20; i++) await made.exec(['SET', 'k', 'x'.repeat(50)])
+    expect(lines).toContain('Background AOF rewrite has repeatedly failed and triggered the limit, will retry in 1 minutes')
+    expect(lines.filter((line) => line.startsWith('Starting automatic rewriting'))).toHaveLength(3)
+    expect(text(await made.exec(['INFO', 'persistence']))).toMatch(/aof_rewrites_consecutive_failures:3\r\n/)
+  })
+
   test('inside MULTI/EXEC the rewrite is scheduled and starts after the block', async () => {
     const dir = tempDir()
     const lines: string[] = []
