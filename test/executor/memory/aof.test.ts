@@ -226,10 +226,11 @@ describe('BGREWRITEAOF', () => {
     expect(text(await executor({ dir, appendonly: true }).exec(['JSON.GET', 'doc']))).toBe(before)
   })
 
-  test('writes during the rewrite land in the new increment only: after a restart each counts exactly once', async () => {
+  test.each(['yes', 'no'])('aof-use-rdb-preamble %s: writes during the rewrite land in the new increment only, after a restart each counts exactly once', async (preamble) => {
     const dir = tempDir()
     const lines: string[] = []
     const first = executor({ dir, appendonly: true, appendfsync: 'no', save: '', log: (line) => lines.push(line) })
+    await first.exec(['CONFIG', 'SET', 'aof-use-rdb-preamble', preamble])
     const keys = 40_000
     for (let i = 0; i < keys; i += 5000) {
       await first.pipeline(Array.from({ length: 5000 }, (_, j): Command => ['SET', `key:${i + j}`, String(i + j)]))
