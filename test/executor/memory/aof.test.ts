@@ -327,11 +327,60 @@ describe('CONFIG SET appendonly / appendfsync', () => {
     expect(await made.exec(['CONFIG', 'SET', 'appendonly', 'yes'])).toMatchObject({ text: 'OK' })
     await made.exec(['SET', 'after', '2'])
     expect(text(await made.exec(['INFO', 'persistence']))).toMatch(/aof_enabled:1\r\n/)
+    // The first base is written in the background; stopping before it is complete would leave
+    // no AOF (as in Redis, whose rewrite child would be killed).
+    await vi.waitFor(async () => expect(text(await made.exec(['INFO', 'persistence']))).toMatch(/aof_rewrite_in_progress:0\r\naof_rewrite_scheduled:0\r\n/))
     await made.exec(['CONFIG', 'SET', 'appendonly', 'no'])
     await made.exec(['SET', 'not-logged', '3'])
     await made.close()
     const reloaded = executor({ dir, appendonly: true })
     expect((text(await reloaded.exec(['KEYS', '*'])) as string[]).sort()).toEqual(['after', 'before'])
+  })
+
+  test('appendonly yes on a keyspace with data writes the first base in the background; writes meanwhile count once', async () => {
+    const dir = tempDir()
+    const lines: string[] = []
+    const made = executor({ dir, save: '', log: (line) => lines.push(line) })
+    for (let i = 0; i < 40_000; i += 5000) await made.pipeline(Array.from({ length: 5000 }, (_, j): Command => ['SET', `key:${i + j}`, '1']))
+    expect(await made.exec(['CONFIG', 'SET', 'appendonly', 'yes'])).toMatchObject({ text: 'OK' })
+    expect(text(await made.exec(['INFO', 'persistence']))).toMatch(/aof_enabled:1\r\naof_rewrite_in_progress:1\r\n/)
+    expect(await made.exec(['BGREWRITEAOF'])).toEqual(new ReplyError('ERR Background append only file rewriting already in progress'))
+    expect(fs.existsSync(path.join(folder(dir), 'appendonly.aof.manifest'))).toBe(false)
+    for (let i = 0; i < 100; i++) await made.pipeline([['INCR', `key:${39_999 - i}`], ['INCR', `key:${i}`]])
+    await vi.waitFor(() => expect(lines).toContain('Background AOF rewrite finished successfully'))
+    expect(fs.readdirSync(folder(dir)).sort()).toEqual(['appendonly.aof.1.base.rdb', 'appendonly.aof.1.incr.aof', 'appendonly.aof.manifest'])
+    const before = await keyspaceOf(made, 'exact')
+    await made.close()
+    const reloaded = executor({ dir, save: '', appendonly: true })
+    expect(await keyspaceOf(reloaded, 'exact')).toEqual(before)
+    expect(text(await reloaded.exec(['GET', 'key:0']))).toBe('2')
+  })
+
+  test('appendonly yes: a first base that fails is retried, and closing before it is complete leaves the directory as it was', async () => {
+    const dir = tempDir()
+    const lines: string[] = []
+    const made = executor({ dir, save: '', log: (line) => lines.push(line) })
+    await made.exec(['SET', 'a', '1'])
+    fs.mkdirSync(path.join(folder(dir), 'appendonly.aof.1.base.rdb'), { recursive: true })
+    await made.exec(['CONFIG', 'SET', 'appendonly', 'yes'])
+    await vi.waitFor(() => expect(lines.some((line) => line.startsWith('Background AOF rewrite failed'))).toBe(true))
+    expect(text(await made.exec(['INFO', 'persistence']))).toMatch(/aof_rewrite_scheduled:1\r\n/)
+    await made.exec(['SET', 'b', '2'])
+    fs.rmdirSync(path.join(folder(dir), 'appendonly.aof.1.base.rdb'))
+    await vi.waitFor(() => expect(lines).toContain('Background AOF rewrite finished successfully'), { timeout: 5000 })
+    await made.exec(['SET', 'c', '3'])
+    await made.close()
+    const reloaded = executor({ dir, save: '', appendonly: true })
+    expect((text(await reloaded.exec(['KEYS', '*'])) as string[]).sort()).toEqual(['a', 'b', 'c'])
+    await reloaded.close()
+
+    const other = tempDir()
+    const closing = executor({ dir: other, save: '', log: (line) => lines.push(line) })
+    for (let i = 0; i < 40_000; i += 5000) await closing.pipeline(Array.from({ length: 5000 }, (_, j): Command => ['SET', `key:${i + j}`, '1']))
+    await closing.exec(['CONFIG', 'SET', 'appendonly', 'yes'])
+    await closing.close()
+    expect(lines).toContain('The AOF was closed before its first base was complete: the directory is left as it was')
+    await vi.waitFor(() => expect(fs.readdirSync(folder(other))).toEqual([]))
   })
 
   test('appendonly yes without a data directory is refused, not stored', async () => {

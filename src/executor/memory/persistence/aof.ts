@@ -60,6 +60,14 @@ const EXEC = encodeCommand(['EXEC'])
 const RETRY_MS = 1000
 const FSYNC_EVERY_MS = 1000
 
+/** An AOF started on a keyspace with data: what its first base replaces, and the files it will list. */
+interface PendingStart {
+  readonly old: AofManifest | undefined
+  readonly base: AofFileInfo
+  readonly incr: AofFileInfo
+  readonly format: AofBaseFormat
+}
+
 interface Durable {
   readonly promise: Promise<ReplyError | undefined>
   readonly resolve: (error: ReplyError | undefined) => void
@@ -98,6 +106,9 @@ export class AppendOnlyFile implements PropagationTarget {
   /** The snapshot writing the new base while a rewrite runs. */
   private rewriteSnapshot: SnapshotHandle | undefined
   private readonly snapshotOptions: SnapshotOptions
+  /** The first base of an AOF started on a keyspace with data, while it is being written. */
+  private pendingStart: PendingStart | undefined
+  private startRetryTimer: ReturnType<typeof setTimeout> | undefined
   /** Growth rewrites after repeated failures wait until then (ms since the epoch), Redis's limit. */
   private limitedUntil = 0
   private limitDelayMinutes = 0
@@ -177,8 +188,9 @@ export class AppendOnlyFile implements PropagationTarget {
     const format = this.baseFormat()
     const base: AofFileInfo = { name: this.baseName(baseSeq, format), seq: baseSeq, type: 'b' }
     const incr: AofFileInfo = { name: this.incrName(incrSeq), seq: incrSeq, type: 'i' }
-    // Written in this turn: the AOF starts (at open, or CONFIG SET appendonly yes) from a base
-    // that exists before any command is logged after it.
+    if (fresh && this.engine.databases.some((db) => db.size > 0)) return this.startInBackground({ old, base, incr, format })
+    // Written in this turn (at open, or on an empty keyspace): the AOF starts from a base that
+    // exists before any command is logged after it.
     const target = path.join(this.folder, base.name)
     writeChunksAtomicSync(target, batched(engineRdbPieces(this.engine, { aofBase: true }, baseEncoder(format))))
     this.baseSize = fs.statSync(target).size
@@ -199,6 +211,99 @@ export class AppendOnlyFile implements PropagationTarget {
   /** The form of a new base: an RDB preamble unless `aof-use-rdb-preamble` is no. */
   private baseFormat(): AofBaseFormat {
     return this.engine.config.get('aof-use-rdb-preamble') === 'no' ? 'aof' : 'rdb'
+  }
+
+  /** Redis's temporary increment name while the first base is written (`getTempIncrAofName`). */
+  private get tempIncrPath(): string {
+    return path.join(this.folder, `temp-${this.filename}.incr`)
+  }
+
+  /**
+   * `CONFIG SET appendonly yes` on a keyspace with data, as Redis's AOF_WAIT_REWRITE: writes are
+   * logged to a temporary increment while the first base is written from a snapshot in slices;
+   * once it is complete the increment takes its name and the manifest lists both. Until then
+   * the directory keeps what it held: nothing lists the temporary files.
+   */
+  private startInBackground(start: PendingStart): void {
+    this.manifest = start.old ?? { base: undefined, increments: [], history: [] }
+    this.pendingStart = start
+    this.fd = fs.openSync(this.tempIncrPath, 'w')
+    this.selectedDb = -1
+    this.writeInitialBase()
+  }
+
+  private writeInitialBase(): void {
+    const start = this.pendingStart!
+    this.rewriteStartedAt = Date.now()
+    this.stats.rewrites++
+    const target = path.join(this.folder, start.base.name)
+    const snapshot = startSnapshot(this.engine, (chunks) => writeFileAtomic(target, chunks), {
+      ...this.snapshotOptions,
+      aux: { aofBase: true },
+      encoder: baseEncoder(start.format),
+    })
+    this.rewriteSnapshot = snapshot
+    this.log(`Creating the AOF base ${start.base.name} in the background`)
+    snapshot.done.then(
+      () => this.initialBaseDone(start),
+      (error: unknown) => this.initialBaseFailed(error),
+    )
+  }
+
+  private initialBaseDone({ old, base, incr }: PendingStart): void {
+    this.rewriteSnapshot = undefined
+    if (this.closed) return void fs.rmSync(path.join(this.folder, base.name), { force: true })
+    const incrPath = path.join(this.folder, incr.name)
+    const manifest: AofManifest = { base, increments: [incr], history: [] }
+    try {
+      // The open descriptor follows the rename: writes go on into the named increment.
+      fs.renameSync(this.tempIncrPath, incrPath)
+      try {
+        writeFileAtomicSync(this.manifestPath, formatManifest(manifest))
+      } catch (error) {
+        fs.renameSync(incrPath, this.tempIncrPath)
+        throw error
+      }
+    } catch (error) {
+      fs.rmSync(path.join(this.folder, base.name), { force: true })
+      return this.initialBaseFailed(error)
+    }
+    this.manifest = manifest
+    this.pendingStart = undefined
+    for (const file of old === undefined ? [] : [...(old.base === undefined ? [] : [old.base]), ...old.increments, ...old.history]) {
+      if (file.name !== base.name && file.name !== incr.name) fs.rmSync(path.join(this.folder, file.name), { force: true })
+    }
+    this.baseSize = this.fileSize(base)
+    this.rewriteBaseSize = this.baseSize + this.incrSize
+    this.stats.consecutiveFailures = 0
+    this.stats.lastRewriteStatus = 'ok'
+    this.rewriteEnded()
+    this.log('Background AOF rewrite finished successfully')
+  }
+
+  /** Redis retries the start: the temporary increment restarts empty with the next snapshot. */
+  private initialBaseFailed(error: unknown): void {
+    this.rewriteFailed(error)
+    if (this.closed) return
+    this.startRetryTimer = setTimeout(() => this.retryInitialBase(), RETRY_MS)
+    this.startRetryTimer.unref?.()
+  }
+
+  private retryInitialBase(): void {
+    this.startRetryTimer = undefined
+    if (this.closed) return
+    if (this.inFlight !== undefined) {
+      this.startRetryTimer = setTimeout(() => this.retryInitialBase(), RETRY_MS)
+      this.startRetryTimer.unref?.()
+      return
+    }
+    // What was logged so far is in the keyspace the new snapshot takes.
+    if (this.buffer !== '') this.writeBufferSync()
+    fs.closeSync(this.fd)
+    this.fd = fs.openSync(this.tempIncrPath, 'w')
+    this.incrSize = 0
+    this.selectedDb = -1
+    this.writeInitialBase()
   }
 
   private incrName(seq: number): string {
@@ -349,7 +454,7 @@ export class AppendOnlyFile implements PropagationTarget {
     const now = Date.now()
     return {
       rewriteInProgress: this.rewriteStartedAt !== undefined,
-      rewriteScheduled: this.rewriteRequested && this.rewriteStartedAt === undefined,
+      rewriteScheduled: (this.rewriteRequested || this.pendingStart !== undefined) && this.rewriteStartedAt === undefined,
       lastRewriteTimeSec: this.stats.lastRewriteTimeSec,
       currentRewriteTimeSec: this.rewriteStartedAt === undefined ? -1 : Math.floor((now - this.rewriteStartedAt) / 1000),
       lastRewriteStatus: this.stats.lastRewriteStatus,
@@ -369,7 +474,7 @@ export class AppendOnlyFile implements PropagationTarget {
    * it in the new increment; the base is the keyspace at that instant.
    */
   requestRewrite(): boolean {
-    if (this.rewriteStartedAt !== undefined || this.rewriteRequested) return false
+    if (this.rewriting || this.rewriteRequested) return false
     this.rewriteRequested = true
     if (this.inFlight === undefined) this.startRewriteNow()
     return true
@@ -381,7 +486,7 @@ export class AppendOnlyFile implements PropagationTarget {
    * base must not hold half of them. Resets the failure limit, as a manual rewrite does in Redis.
    */
   scheduleRewrite(): boolean {
-    if (this.rewriteStartedAt !== undefined || this.rewriteRequested) return false
+    if (this.rewriting || this.rewriteRequested) return false
     this.rewriteRequested = true
     this.stats.consecutiveFailures = 0
     setImmediate(() => {
@@ -390,8 +495,9 @@ export class AppendOnlyFile implements PropagationTarget {
     return true
   }
 
+  /** A rewrite runs, or the first base of a started AOF is still due (written or retried). */
   get rewriting(): boolean {
-    return this.rewriteStartedAt !== undefined
+    return this.rewriteStartedAt !== undefined || this.pendingStart !== undefined
   }
 
   /**
@@ -493,7 +599,7 @@ export class AppendOnlyFile implements PropagationTarget {
 
   /** Redis's auto-aof-rewrite-percentage / auto-aof-rewrite-min-size rule. */
   private maybeRewriteForGrowth(): void {
-    if (this.rewriteStartedAt !== undefined || this.rewriteRequested) return
+    if (this.rewriting || this.rewriteRequested) return
     const percentage = Number(this.engine.config.get('auto-aof-rewrite-percentage') ?? '100')
     const minSize = Number(this.engine.config.get('auto-aof-rewrite-min-size') ?? '67108864')
     const current = this.baseSize + this.incrSize
@@ -554,6 +660,10 @@ export class AppendOnlyFile implements PropagationTarget {
     this.stopTimers()
     // A running rewrite is abandoned: its temporary file goes, the manifest stays as it is.
     this.rewriteSnapshot?.abort()
+    // An AOF whose first base was not complete leaves the directory as it was (Redis refuses to
+    // shut down then, unless forced).
+    const abandoned = this.pendingStart === undefined ? undefined : this.tempIncrPath
+    if (abandoned !== undefined) this.log('The AOF was closed before its first base was complete: the directory is left as it was')
     if (this.engine.propagationTarget === this) this.engine.propagationTarget = undefined
     this.engine.writeRefusal = undefined
     const fd = this.fd
@@ -564,12 +674,14 @@ export class AppendOnlyFile implements PropagationTarget {
         fs.fsyncSync(fd)
       } finally {
         fs.closeSync(fd)
+        if (abandoned !== undefined) fs.rmSync(abandoned, { force: true })
       }
     } else {
       void this.inFlight.promise.then(() => {
         if (this.buffer !== '') writeSyncFully(fd, Buffer.from(this.buffer, 'latin1'))
         fs.fsyncSync(fd)
         fs.closeSync(fd)
+        if (abandoned !== undefined) fs.rmSync(abandoned, { force: true })
       })
     }
   }
@@ -577,6 +689,7 @@ export class AppendOnlyFile implements PropagationTarget {
   private stopTimers(): void {
     clearInterval(this.fsyncTimer)
     if (this.retryTimer !== undefined) clearTimeout(this.retryTimer)
+    if (this.startRetryTimer !== undefined) clearTimeout(this.startRetryTimer)
   }
 }
 
