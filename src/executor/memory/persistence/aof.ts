@@ -18,7 +18,7 @@ import { formatManifest, parseManifest, syncDirectory, writeFileAtomicSync, type
 import { loadAofDirectory, type AofLoadReport } from './aof-load.js'
 import { writeFileAtomic, writeFileAtomicSync as writeChunksAtomicSync } from './atomic-file.js'
 import { batched, engineRdbPieces } from './rdb-io.js'
-import { startSnapshot, type SnapshotHandle, type SnapshotOptions } from './snapshot.js'
+import { startSnapshot, type SnapshotHandle } from './snapshot.js'
 
 export type AppendFsync = 'always' | 'everysec' | 'no'
 
@@ -30,8 +30,6 @@ export interface AofOptions {
   readonly appendfsync?: AppendFsync
   /** Where load and rewrite notices go (the CLI prints them). Default: nowhere. */
   readonly log?: (line: string) => void
-  /** Slicing of the rewrite's snapshot (tests make slices small); the snapshot's defaults otherwise. */
-  readonly rewriteSnapshot?: SnapshotOptions
 }
 
 /** What INFO persistence reports about the AOF. */
@@ -105,7 +103,6 @@ export class AppendOnlyFile implements PropagationTarget {
   private rewriteStartedAt: number | undefined
   /** The snapshot writing the new base while a rewrite runs. */
   private rewriteSnapshot: SnapshotHandle | undefined
-  private readonly snapshotOptions: SnapshotOptions
   /** The first base of an AOF started on a keyspace with data, while it is being written. */
   private pendingStart: PendingStart | undefined
   private startRetryTimer: ReturnType<typeof setTimeout> | undefined
@@ -125,7 +122,6 @@ export class AppendOnlyFile implements PropagationTarget {
     this.filename = options.appendfilename ?? 'appendonly.aof'
     this.policy = options.appendfsync ?? 'everysec'
     this.log = options.log ?? (() => {})
-    this.snapshotOptions = options.rewriteSnapshot ?? {}
     this.fsyncTimer = setInterval(() => this.fsyncEverySecond(), FSYNC_EVERY_MS)
     this.fsyncTimer.unref?.()
   }
@@ -238,7 +234,6 @@ export class AppendOnlyFile implements PropagationTarget {
     this.stats.rewrites++
     const target = path.join(this.folder, start.base.name)
     const snapshot = startSnapshot(this.engine, (chunks) => writeFileAtomic(target, chunks), {
-      ...this.snapshotOptions,
       aux: { aofBase: true },
       encoder: baseEncoder(start.format),
     })
@@ -534,7 +529,6 @@ export class AppendOnlyFile implements PropagationTarget {
     const base: AofFileInfo = { name: this.baseName(baseSeq, format), seq: baseSeq, type: 'b' }
     const target = path.join(this.folder, base.name)
     const snapshot = startSnapshot(this.engine, (chunks) => writeFileAtomic(target, chunks), {
-      ...this.snapshotOptions,
       aux: { aofBase: true },
       encoder: baseEncoder(format),
     })
