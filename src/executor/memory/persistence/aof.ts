@@ -1,7 +1,8 @@
 /**
  * The append-only file: Redis 7.0's multi-part layout in `<dir>/<appenddirname>/` (a base, the
  * increments, the manifest), the three fsync policies, the write failures that refuse writes with
- * MISCONF, and the rewrite (BGREWRITEAOF, growth, `CONFIG SET appendonly yes`).
+ * MISCONF, and the rewrite (BGREWRITEAOF, growth, `CONFIG SET appendonly yes`), whose base is
+ * written from the point-in-time snapshot (`snapshot.ts`) in slices while commands keep running.
  *
  * Writes are grouped per event-loop turn: the commands of a turn are encoded into one buffer,
  * written with one `write` after the turn (setImmediate), and under `always` fsynced before their
