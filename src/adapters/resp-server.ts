@@ -17,6 +17,7 @@
 import net, { type AddressInfo } from 'node:net'
 import tls from 'node:tls'
 import { readFileSync } from 'node:fs'
+import type { Server as HttpServer } from 'node:http'
 import { OK, QUEUED, ReplyError, Status, type Command, type Reply } from '../reply.js'
 import { secretsEqual } from '../auth/digest.js'
 import { encodeReply, encodeReplies } from '../resp/encode.js'
@@ -50,6 +51,7 @@ import {
 import { notAvailable } from '../executor/connection-state.js'
 import { ClientRegistry, type ClientProbe, type ClientRecord } from './resp/clients.js'
 import { clientCommand, FORWARD, NO_REPLY, userExistsVia } from './resp/client-command.js'
+import { sniffProtocol } from './resp/protocol-sniff.js'
 
 /**
  * The user name the read-only token logs in as: `AUTH readonly <read-only token>`.
@@ -141,6 +143,14 @@ export interface RespServerOptions {
    * Default 32 MiB.
    */
   readonly maxPushBuffer?: number
+  /**
+   * Serve HTTP on the same port (the direct database-port mode): a connection whose first line is
+   * an HTTP/1.x request line is handed to this server (`emit('connection')`, the bytes read put
+   * back), which must be a plain `http.Server` that does not listen itself, with the gateway's
+   * handler; over `tls` it gets the decrypted socket. Without it such a connection is closed
+   * unanswered, as Redis closes one that sends `POST` or `Host:`.
+   */
+  readonly http?: HttpServer
 }
 
 /**
@@ -170,7 +180,10 @@ export interface RespCloseOptions {
 export interface RespServer {
   /** Where it listens; `port` is the real one when 0 was asked. */
   readonly address: AddressInfo
-  /** Connected clients. */
+  /**
+   * Connected clients: RESP clients, and connections whose first bytes have not arrived yet
+   * (not the ones handed to {@link RespServerOptions.http}).
+   */
   readonly clients: number
   /** The connection cap in force (see {@link RespServerOptions.maxClients}). */
   readonly maxClients: number
@@ -332,15 +345,11 @@ class Client {
   /** Since when the output has been over the soft limit. */
   #softSince: number | undefined
 
-  constructor(shared: Shared, socket: net.Socket) {
+  constructor(shared: Shared, socket: net.Socket, record: ClientRecord) {
     this.#shared = shared
     this.#socket = socket
-    this.#record = shared.registry.add({
-      socket,
-      probe: () => this.#probe(),
-      kill: () => this.#drop(),
-      closeAfterReply: () => (this.#closing = true),
-    })
+    this.#record = record
+    record.handle = { socket, probe: () => this.#probe(), kill: () => this.#drop(), closeAfterReply: () => (this.#closing = true) }
     this.#address = `${socket.remoteAddress ?? '?'}:${socket.remotePort ?? 0}`
     this.#decoder = new RequestDecoder({ maxBulkLength: shared.options.maxBulkLength, authRequired: shared.locked })
     this.#authenticated = !shared.locked
@@ -1165,14 +1174,44 @@ export async function serveResp(executor: Executor, options: RespServerOptions =
     registry: new ClientRegistry(),
   }
   const clients = new Set<Client>()
+  /** Connections handed to `options.http`: still this port's, closed with it. */
+  const handed = new Set<net.Socket>()
+  /** Connections whose first bytes have not come yet: they owe nothing, so a close cuts them at once. */
+  const undecided = new Set<net.Socket>()
   let connections = 0
   let onEmpty: (() => void) | undefined
-  const accept = (socket: net.Socket): void => {
-    const client = new Client(shared, socket)
+  const admit = (socket: net.Socket, record: ClientRecord): void => {
+    const client = new Client(shared, socket, record)
     clients.add(client)
     socket.once('close', () => {
       clients.delete(client)
-      if (clients.size === 0) onEmpty?.()
+      if (clients.size === 0 && handed.size === 0) onEmpty?.()
+    })
+  }
+  const handOver = (socket: net.Socket, record: ClientRecord): void => {
+    shared.registry.remove(record)
+    if (options.http === undefined) return void socket.destroy()
+    handed.add(socket)
+    socket.once('close', () => {
+      handed.delete(socket)
+      if (clients.size === 0 && handed.size === 0) onEmpty?.()
+    })
+    options.http.emit('connection', socket)
+  }
+  // HTTP or RESP: the first bytes tell (resp/protocol-sniff.ts); a silent client of a listener
+  // with credentials gets the authentication deadline, as it would as a RESP client.
+  const accept = (socket: net.Socket): void => {
+    // Listed (and given its id) from now, as Redis lists a client from accept.
+    const record = shared.registry.add(socket)
+    socket.once('close', () => {
+      shared.registry.remove(record)
+      undecided.delete(socket)
+    })
+    undecided.add(socket)
+    sniffProtocol(socket, locked ? limits.authTimeout : 0, (protocol) => {
+      undecided.delete(socket)
+      if (protocol === 'http') handOver(socket, record)
+      else admit(socket, record)
     })
   }
   const overTls = options.tls !== undefined
@@ -1210,25 +1249,28 @@ export async function serveResp(executor: Executor, options: RespServerOptions =
         clearTimeout(timer)
         resolve()
       }
-      if (clients.size === 0) onEmpty()
+      if (clients.size === 0 && handed.size === 0) onEmpty()
     })
   return {
     address,
     get clients() {
-      return clients.size
+      return shared.registry.size
     },
     maxClients: limits.maxClients,
     close(closeOptions: RespCloseOptions = {}) {
       closing ??= (async () => {
         const stopped = new Promise<void>((resolve) => server.close(() => resolve()))
+        for (const socket of undecided) socket.destroy()
         const deadline = closeOptions.deadline ?? 0
         if (deadline > 0) {
           for (const client of clients) client.shutdown()
+          options.http?.closeIdleConnections()
           await drained(deadline)
         }
         clearInterval(sweep)
         shared.registry.pause.unpause()
         for (const client of clients) client.destroy()
+        for (const socket of handed) socket.destroy()
         await stopped
       })()
       return closing

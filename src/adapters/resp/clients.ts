@@ -81,7 +81,8 @@ export class ClientRecord {
 
   constructor(
     readonly id: number,
-    readonly handle: ClientHandle,
+    /** The connection's: until its first bytes arrive (and show it is no HTTP request), a stand-in. */
+    public handle: ClientHandle,
   ) {}
 
   /** `ip:port` of the peer, as Redis's `getClientPeerId`. */
@@ -111,6 +112,16 @@ export class ClientRecord {
   }
 }
 
+/** A connection that has sent nothing yet: what Redis lists for a client just accepted. */
+function freshConnection(socket: net.Socket): ClientHandle {
+  const since = Date.now()
+  const probe: ClientProbe = {
+    db: 0, sub: 0, psub: 0, ssub: 0, multi: -1, multiMem: 0, qbuf: 0, argvMem: 0, oll: 0, omem: 0, user: 'default', resp: 2,
+    lastInteraction: since, monitor: false, inMulti: false, blocked: false, dirtyCas: false, closing: false, reading: true,
+  }
+  return { socket, probe: () => probe, kill: () => socket.destroy(), closeAfterReply: () => socket.destroy() }
+}
+
 function endpoint(address: string | undefined, port: number | undefined): string {
   if (address === undefined) return '?:0'
   const host = address.startsWith('::ffff:') && address.includes('.') ? address.slice(7) : address
@@ -130,8 +141,11 @@ export class ClientRegistry {
    */
   unblock: ((id: number, error: boolean) => boolean) | undefined
 
-  /** Registers a new connection with the next id (ids only grow, as Redis's). */
-  add(handle: ClientHandle): ClientRecord {
+  /**
+   * Registers a new connection with the next id (ids only grow, as Redis's), at accept time;
+   * without a handle, it is listed as a fresh connection that has sent nothing yet.
+   */
+  add(socket: net.Socket, handle: ClientHandle = freshConnection(socket)): ClientRecord {
     const record = new ClientRecord(this.#nextId++, handle)
     this.#clients.set(record.id, record)
     return record
