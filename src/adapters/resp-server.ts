@@ -12,6 +12,10 @@
  * password of the user `readonly` (the read-only token's rights, checked by the same module as
  * over HTTP), and other users are ACL users checked by the executor. Without credentials the
  * listener binds loopback only.
+ *
+ * Connections are listed in a registry (`resp/clients.ts`) that CLIENT LIST, KILL and PAUSE act
+ * on (`resp/client-command.ts`). With `http`, the port serves HTTP too: the first line of a
+ * connection tells (`resp/protocol-sniff.ts`).
  */
 
 import net, { type AddressInfo } from 'node:net'
