@@ -967,6 +967,9 @@ class Client {
     this.#stopStreams()
     this.#setDb(0)
     this.#record.name = ''
+    // As Redis's clearClientConnectionState: REPLY OFF and a pending SKIP end (7.0), NO-TOUCH too (7.2).
+    if (this.#record.reply !== 'skip') this.#record.reply = 'on'
+    this.#record.noTouch = false
     this.#login('default')
     // As Redis: back to the default user, which needs its password again when it has one.
     if (this.#shared.locked) {

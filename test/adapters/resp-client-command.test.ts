@@ -206,8 +206,11 @@ describe.skipIf(redisServerSkipReason !== undefined)(liveSuiteName('CLIENT on th
       )
       const replies = (await c.read(4)).map(show)
       const after = show(await c.call('DEL', 'r'))
+      // RESET ends REPLY OFF, and is answered itself.
+      c.write('*3\r\n$6\r\nCLIENT\r\n$5\r\nREPLY\r\n$3\r\nOFF\r\n' + '*1\r\n$5\r\nRESET\r\n' + '*1\r\n$4\r\nPING\r\n')
+      const reset = (await c.read(2)).map(show)
       c.destroy()
-      return [replies, after]
+      return [replies, after, reset]
     })
   })
 
