@@ -16,11 +16,18 @@ import { makeCertificate, opensslSkipReason, type TestCertificate } from '../sup
 
 const TOKEN = 'standard-token'
 const READONLY = 'readonly-token'
-const cliMissing = spawnSync('redis-cli', ['--version'], { stdio: 'ignore' }).status === 0 || process.env.CI === 'true' ? undefined : 'redis-cli not found'
+const missing = (tool: string): string | undefined =>
+  spawnSync(tool, ['--version'], { stdio: 'ignore' }).status === 0 || process.env.CI === 'true' ? undefined : `${tool} not found`
+const cliMissing = missing('redis-cli')
+const curlMissing = missing('curl')
 
 function redisCli(args: string[]): Promise<{ code: number | null; output: string }> {
+  return tool('redis-cli', args)
+}
+
+function tool(name: string, args: string[]): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn('redis-cli', args, { stdio: ['ignore', 'pipe', 'pipe'] })
+    const child = spawn(name, args, { stdio: ['ignore', 'pipe', 'pipe'] })
     let output = ''
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()))
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()))
@@ -96,6 +103,12 @@ describe('RESP and HTTP on one port', () => {
     expect(await redisCli(['-p', String(port), '--user', 'readonly', '--pass', READONLY, '--no-auth-warning', 'GET', 'cli'])).toEqual({ code: 0, output: 'v\n' })
   })
 
+  test.skipIf(curlMissing !== undefined)(`curl works on the port${curlMissing ? ` (skipped: ${curlMissing})` : ''}`, async () => {
+    const url = `http://127.0.0.1:${port}/get/cli`
+    expect(await tool('curl', ['-s', '-H', `Authorization: Bearer ${TOKEN}`, url])).toEqual({ code: 0, output: '{"result":"v"}' })
+    expect(await tool('curl', ['-s', '-o', '/dev/null', '-w', '%{http_code}', url])).toEqual({ code: 0, output: '401' })
+  })
+
   test('first bytes split across packets: an inline command and an HTTP request line are both told apart', async () => {
     const inline = await rawExchange(port, ['AU', `TH ${TOKEN}\r\nPI`, 'NG\r\nQUIT\r\n'])
     expect(inline).toBe('+OK\r\n+PONG\r\n+OK\r\n')
@@ -165,5 +178,10 @@ describe.skipIf(opensslSkipReason !== undefined)(`RESP and HTTPS on one TLS port
   test.skipIf(cliMissing !== undefined)(`redis-cli --tls works on the port${cliMissing ? ` (skipped: ${cliMissing})` : ''}`, async () => {
     const args = ['--tls', '--cacert', certificate.certPath, '-h', 'localhost', '-p', String(port), '-a', TOKEN, '--no-auth-warning']
     expect(await redisCli([...args, 'GET', 'tls'])).toEqual({ code: 0, output: 'yes\n' })
+  })
+
+  test.skipIf(curlMissing !== undefined)(`curl over HTTPS works on the port${curlMissing ? ` (skipped: ${curlMissing})` : ''}`, async () => {
+    const url = `https://localhost:${port}/get/tls`
+    expect(await tool('curl', ['-s', '--cacert', certificate.certPath, '-H', `Authorization: Bearer ${TOKEN}`, url])).toEqual({ code: 0, output: '{"result":"yes"}' })
   })
 })
