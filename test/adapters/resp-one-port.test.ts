@@ -70,7 +70,7 @@ describe('RESP and HTTP on one port', () => {
     await executor?.close()
   })
 
-  test('HTTP requests get the REST API, with the gateway tokens; a connection keeps serving HTTP', async () => {
+  test('HTTP requests get the REST API, with the gateway tokens and its rules', async () => {
     const base = `http://127.0.0.1:${port}`
     const auth = { authorization: `Bearer ${TOKEN}` }
     const set = await fetch(`${base}/set/shared/from-http`, { headers: auth })
