@@ -10,7 +10,7 @@ import { SocketExecutor } from '../../src/executor/socket/socket-executor.js'
 import { serveResp, type RespServer } from '../../src/adapters/resp-server.js'
 import { TokenStore } from '../../src/auth/tokens.js'
 import { liveSuiteName, redisServerSkipReason, startRedisServer, type RedisServer } from '../support/redis-server.js'
-import { RawClient, show, waitFor } from '../executor/socket/support.js'
+import { multibulk, RawClient, show, waitFor } from '../executor/socket/support.js'
 
 /** The fields of a 7.0.15 CLIENT LIST line, in order (networking.c `catClientInfoString`). */
 const REDIS_7_0_FIELDS = [
@@ -233,6 +233,30 @@ describe.skipIf(redisServerSkipReason !== undefined)(liveSuiteName('CLIENT on th
       out.push(show(await admin.call('CLIENT', 'UNPAUSE')))
       out.push(show(await writer1.one()), show(await writer2.one()), show(await reader.call('GET', 'p')))
       for (const client of [admin, writer1, writer2, reader]) client.destroy()
+      return out
+    })
+  })
+
+  test('PAUSE WRITE holds an EXEC of queued writes, PUBLISH, PFCOUNT and scripts that may write; no-writes scripts run', async () => {
+    await differential(async (target) => {
+      const admin = await connect(target)
+      const multi = await connect(target)
+      const others = await Promise.all([connect(target), connect(target), connect(target), connect(target)])
+      const ids = await Promise.all([multi, ...others].map(async (client) => String(await client.call('CLIENT', 'ID'))))
+      const held = async (id: string): Promise<boolean> => parseLines(await admin.call('CLIENT', 'LIST', 'ID', id))[0]?.get('flags')?.includes('b') === true
+      const out: unknown[] = [show(await admin.call('PFADD', 'hll', 'a')), show(await multi.call('MULTI')), show(await multi.call('SET', 'm', '1'))]
+      out.push(show(await admin.call('CLIENT', 'PAUSE', '100000', 'WRITE')))
+      const readOnly = '#!lua flags=no-writes\nreturn 1'
+      out.push(show(await others[0].call('EVAL', readOnly, '0')), show(await others[0].call('EVAL_RO', 'return 2', '0')))
+      multi.write('*1\r\n$4\r\nEXEC\r\n')
+      others[1].write('*3\r\n$7\r\nPUBLISH\r\n$2\r\nch\r\n$1\r\nx\r\n')
+      others[2].write('*2\r\n$7\r\nPFCOUNT\r\n$3\r\nhll\r\n')
+      others[3].write(multibulk(['EVAL', "#!lua\nreturn 'ok'", '0']))
+      for (const id of [ids[0], ids[2], ids[3], ids[4]]) await waitFor(() => held(id), `client ${id} held`)
+      out.push(show(await admin.call('CLIENT', 'UNPAUSE')))
+      out.push(show(await multi.one()), show(await others[1].one()), show(await others[2].one()), show(await others[3].one()))
+      out.push(show(await admin.call('DEL', 'm', 'hll')))
+      for (const client of [admin, multi, ...others]) client.destroy()
       return out
     })
   })

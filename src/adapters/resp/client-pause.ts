@@ -4,7 +4,10 @@
  * - `ALL` holds every command of every client, the one that paused included, until the pause
  *   ends (its time passes, or `CLIENT UNPAUSE` — which is itself held under `ALL`).
  * - `WRITE` holds the commands that may write or replicate (the `write` and `may_replicate`
- *   flags: SET, PUBLISH, PFCOUNT, EVAL …) and an EXEC whose queue holds one.
+ *   flags: SET, PUBLISH, PFCOUNT, EVAL …) and an EXEC whose queue holds one. An EVAL or EVAL_RO
+ *   script with a shebang line is judged by its flags instead (eval.c `evalGetCommandFlags`):
+ *   held unless it declares `no-writes`. EVALSHA and FCALL are judged by their command's flags
+ *   (the listener does not look the script or function up), so a `no-writes` one is held too.
  * - A second pause while one is in force keeps the stronger mode and the later end.
  * - Held clients go on in the order they were held when the pause ends.
  */
@@ -80,10 +83,27 @@ export class ClientPause {
 
 function mayReplicate(argv: Command): boolean {
   const info = resolveCommand(argv)
-  return info !== undefined && (info.flags.has('write') || info.hiddenFlags.has('may_replicate'))
+  if (info === undefined) return false
+  if ((info.name === 'eval' || info.name === 'eval_ro') && argv.length > 1) {
+    const declared = shebangFlags(argText(argv[1]))
+    if (declared !== undefined) return !declared.includes('no-writes')
+  }
+  return info.flags.has('write') || info.hiddenFlags.has('may_replicate')
+}
+
+/** The flags a script's `#!lua flags=a,b` line declares, or undefined without a shebang. */
+function shebangFlags(body: string): string[] | undefined {
+  if (!body.startsWith('#!')) return undefined
+  const end = body.indexOf('\n')
+  const words = body.slice(2, end < 0 ? undefined : end).split(' ')
+  const flags = words.find((word) => word.startsWith('flags='))
+  return flags === undefined ? [] : flags.slice(6).split(',')
+}
+
+function argText(arg: Command[number]): string {
+  return typeof arg === 'string' ? arg : Buffer.from(arg).toString('latin1')
 }
 
 function isExec(argv: Command): boolean {
-  const name = argv[0]
-  return (typeof name === 'string' ? name : Buffer.from(name).toString('latin1')).toLowerCase() === 'exec'
+  return argText(argv[0]).toLowerCase() === 'exec'
 }
