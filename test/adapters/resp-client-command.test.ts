@@ -358,6 +358,18 @@ describe('CLIENT on the RESP listener alone (Redis 7.2 subcommands, executors)',
     expect(await a.call('EXISTS', 'lost')).toBe(0)
   })
 
+  test('KILL MAXAGE (Redis 7.4) spares clients younger than the age; bad values are refused', async () => {
+    const a = await connect()
+    const young = await connect()
+    const id = String(await young.call('CLIENT', 'ID'))
+    expect(await a.call('CLIENT', 'KILL', 'ID', id, 'MAXAGE', '3600')).toBe(0)
+    expect(show(await a.call('CLIENT', 'KILL', 'MAXAGE', '0'))).toBe('-ERR maxage should be greater than 0')
+    expect(show(await a.call('CLIENT', 'KILL', 'MAXAGE', 'x'))).toBe('-ERR maxage is not an integer or out of range')
+    expect(young.isClosed).toBe(false)
+    expect(await a.call('CLIENT', 'KILL', 'ID', id)).toBe(1)
+    await young.closed
+  })
+
   test('UNBLOCK answers through the hook the blocking commands install', async () => {
     const a = await connect()
     const id = (await a.call('CLIENT', 'ID')) as number

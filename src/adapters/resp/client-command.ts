@@ -38,6 +38,8 @@ const PAUSE_MODE = new ReplyError('ERR CLIENT PAUSE mode must be WRITE or ALL')
 const TIMEOUT_NOT_INTEGER = new ReplyError('ERR timeout is not an integer or out of range')
 const TIMEOUT_NEGATIVE = new ReplyError('ERR timeout is negative')
 const UNBLOCK_REASON = new ReplyError('ERR CLIENT UNBLOCK reason should be TIMEOUT or ERROR')
+const MAXAGE_NOT_INTEGER = new ReplyError('ERR maxage is not an integer or out of range')
+const MAXAGE_RANGE = new ReplyError('ERR maxage should be greater than 0')
 
 const text = (arg: Buffer): string => arg.toString('latin1')
 const lower = (arg: Buffer): string => text(arg).toLowerCase()
@@ -232,10 +234,15 @@ interface KillFilter {
   user?: string
   type?: ClientType
   id?: number
+  /** Redis 7.4's MAXAGE: only clients connected at least this many seconds. */
+  maxAge?: number
   skipme: boolean
 }
 
-/** KILL addr (old form: OK or `No such client`), or KILL <filter> <value> … (a count). */
+/**
+ * KILL addr (old form: OK or `No such client`), or KILL <filter> <value> … (a count), with
+ * Redis 7.0's filters and 7.4's MAXAGE.
+ */
 function kill(caller: ClientCaller, argv: Buffer[]): Reply | Promise<Reply> {
   const oldForm = argv.length === 3
   const filter = oldForm ? { addr: text(argv[2]), skipme: false } : parseKillFilter(argv)
@@ -263,6 +270,11 @@ function parseKillFilter(argv: Buffer[]): KillFilter | ReplyError {
       const id = integer(value)
       if (id === undefined || id < 1n) return CLIENT_ID_RANGE
       filter.id = id > BigInt(Number.MAX_SAFE_INTEGER) ? -1 : Number(id)
+    } else if (option === 'maxage') {
+      const seconds = integer(value)
+      if (seconds === undefined) return MAXAGE_NOT_INTEGER
+      if (seconds <= 0n) return MAXAGE_RANGE
+      filter.maxAge = Number(seconds)
     } else if (option === 'type') {
       const type = clientType(value)
       if (type === undefined) return unknownType(value)
@@ -286,12 +298,14 @@ function parseKillFilter(argv: Buffer[]): KillFilter | ReplyError {
 
 /** Kills every client the filter matches (the caller after its reply); returns how many. */
 function killMatching(caller: ClientCaller, filter: KillFilter): number {
+  const now = Date.now()
   let killed = 0
   let self = false
   for (const record of [...caller.registry]) {
     if (filter.addr !== undefined && record.addr !== filter.addr) continue
     if (filter.laddr !== undefined && record.laddr !== filter.laddr) continue
     if (filter.id !== undefined && record.id !== filter.id) continue
+    if (filter.maxAge !== undefined && Math.floor(now / 1000) - Math.floor(record.createdAt / 1000) < filter.maxAge) continue
     const probe = filter.type !== undefined || filter.user !== undefined ? record.handle.probe() : undefined
     if (filter.type !== undefined && record.type(probe) !== filter.type) continue
     if (filter.user !== undefined && probe?.user !== filter.user) continue
