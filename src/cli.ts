@@ -36,7 +36,8 @@ Options:
   --readonly-token <t>   read-only token (or SERVICE_REST_READONLY_TOKEN)
   --resp-port <n>        also serve RESP (redis-cli, Redis clients) on this port, same host and data;
                          clients AUTH with the token (user default), or as user readonly with the
-                         read-only token, or as an ACL user with its password
+                         read-only token, or as an ACL user with its password. The port answers
+                         HTTP (the REST API, same tokens) too: the first line of a connection tells
   --redis <url>          run commands on a real server (redis://[[user]:pass@]host[:port][/db], rediss://)
                          instead of the in-memory engine (or REDIS_URL; the flag wins); a cluster
                          node finds the whole cluster; several seeds: url,url,…
@@ -231,7 +232,14 @@ async function serve(options: CliOptions, gatewayFor: (executor: Executor) => Ga
   let resp: RespServer | undefined
   try {
     await listen(server, options.port, options.host)
-    if (options.respPort !== undefined) resp = await serveResp(executor, respOptions(options, gateway))
+    if (options.respPort !== undefined) {
+      // The RESP port serves the REST API too (the direct database-port mode): HTTP requests it
+      // recognises go to a plain HTTP server of the same handler that never listens itself (over
+      // TLS the listener has already decrypted them).
+      const respHttp = createHttpServer(settings, handler)
+      respHttp.keepAliveTimeout = options.limits.keepAliveTimeout // its connection cap is the RESP listener's
+      resp = await serveResp(executor, { ...respOptions(options, gateway), http: respHttp })
+    }
   } catch (error) {
     server.close()
     // Never served: closing must not save, or a second restis on a busy port would overwrite
@@ -272,6 +280,7 @@ function banner(options: CliOptions, at: Listening): string {
   return (
     `restis listening on ${url} (${backend}${workers})\n` +
     (at.respPort !== undefined ? `RESP listening on ${redisScheme}://${hostPort(options.host, at.respPort)}\n` : '') +
+    (at.respPort !== undefined ? `the RESP port serves HTTP too: ${http}://${hostPort(options.host, at.respPort)}\n` : '') +
     `token${options.tokenGenerated ? ' (generated)' : ''}: ${options.token}\n` +
     (options.readonlyToken ? `read-only token: ${options.readonlyToken}\n` : '') +
     (options.redis === undefined ? `${persistenceLine(options.persistence)}\n` : '') +

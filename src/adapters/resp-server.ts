@@ -12,11 +12,16 @@
  * password of the user `readonly` (the read-only token's rights, checked by the same module as
  * over HTTP), and other users are ACL users checked by the executor. Without credentials the
  * listener binds loopback only.
+ *
+ * Connections are listed in a registry (`resp/clients.ts`) that CLIENT LIST, KILL and PAUSE act
+ * on (`resp/client-command.ts`). With `http`, the port serves HTTP too: the first line of a
+ * connection tells (`resp/protocol-sniff.ts`).
  */
 
 import net, { type AddressInfo } from 'node:net'
 import tls from 'node:tls'
 import { readFileSync } from 'node:fs'
+import type { Server as HttpServer } from 'node:http'
 import { OK, QUEUED, ReplyError, Status, type Command, type Reply } from '../reply.js'
 import { secretsEqual } from '../auth/digest.js'
 import { encodeReply, encodeReplies } from '../resp/encode.js'
@@ -48,6 +53,9 @@ import {
   wrongArity as arity,
 } from '../commands/errors.js'
 import { notAvailable } from '../executor/connection-state.js'
+import { ClientRegistry, type ClientProbe, type ClientRecord } from './resp/clients.js'
+import { clientCommand, FORWARD, NO_REPLY, userExistsVia } from './resp/client-command.js'
+import { sniffProtocol } from './resp/protocol-sniff.js'
 
 /**
  * The user name the read-only token logs in as: `AUTH readonly <read-only token>`.
@@ -139,6 +147,14 @@ export interface RespServerOptions {
    * Default 32 MiB.
    */
   readonly maxPushBuffer?: number
+  /**
+   * Serve HTTP on the same port (the direct database-port mode): a connection whose first line is
+   * an HTTP/1.x request line is handed to this server (`emit('connection')`, the bytes read put
+   * back), which must be a plain `http.Server` that does not listen itself, with the gateway's
+   * handler; over `tls` it gets the decrypted socket. Without it such a connection is closed
+   * unanswered, as Redis closes one that sends `POST` or `Host:`.
+   */
+  readonly http?: HttpServer
 }
 
 /**
@@ -168,7 +184,10 @@ export interface RespCloseOptions {
 export interface RespServer {
   /** Where it listens; `port` is the real one when 0 was asked. */
   readonly address: AddressInfo
-  /** Connected clients. */
+  /**
+   * Connected clients: RESP clients, and connections whose first bytes have not arrived yet
+   * (not the ones handed to {@link RespServerOptions.http}).
+   */
   readonly clients: number
   /** The connection cap in force (see {@link RespServerOptions.maxClients}). */
   readonly maxClients: number
@@ -193,6 +212,8 @@ interface Slot {
 
 const RESET = new Status('RESET')
 const QUIT = Symbol('quit')
+/** A reply slot that writes nothing: CLIENT REPLY OFF or SKIP. */
+const SILENT = new Raw(Buffer.alloc(0))
 
 /** Run at once even inside MULTI (everything else is queued). */
 const MULTI_IMMEDIATE = new Set(['exec', 'discard', 'multi', 'watch', 'quit', 'reset'])
@@ -209,8 +230,10 @@ const READONLY_CONNECTION: ReadonlySet<string> = new Set([
   'auth', 'hello', 'quit', 'reset', 'select', 'multi', 'exec', 'discard', 'watch', 'unwatch',
   'subscribe', 'psubscribe', 'unsubscribe', 'punsubscribe', 'ping',
 ])
-/** CLIENT subcommands the listener answers from the connection's own state. */
-const CLIENT_OWN: ReadonlySet<string> = new Set(['setname', 'getname', 'id'])
+/** CLIENT subcommands that concern the calling connection alone (the read-only user may run them). */
+const CLIENT_OWN: ReadonlySet<string> = new Set([
+  'setname', 'getname', 'id', 'info', 'reply', 'setinfo', 'no-evict', 'no-touch', 'getredir', 'trackinginfo', 'help',
+])
 const READONLY_PRINCIPAL = Object.freeze({ kind: 'readonly' as const })
 /** Allowed in RESP2 subscribed state. */
 const SUBSCRIBED_ALLOWED = new Set(['subscribe', 'psubscribe', 'ssubscribe', 'unsubscribe', 'punsubscribe', 'sunsubscribe', 'ping', 'quit', 'reset'])
@@ -259,7 +282,8 @@ interface Shared {
   readonly databases: number
   readonly maxPending: number
   readonly limits: Limits
-  nextId: number
+  /** Every connection, for CLIENT LIST, KILL and PAUSE. */
+  readonly registry: ClientRegistry
 }
 
 /**
@@ -278,7 +302,11 @@ class Client {
   readonly #shared: Shared
   readonly #socket: net.Socket
   readonly #decoder: RequestDecoder
-  readonly id: number
+  readonly #record: ClientRecord
+  /** A command held by CLIENT PAUSE: it runs, and input is read again, when the pause ends. */
+  #postponed: Buffer[] | undefined
+  /** Bytes of the arguments of the command being run (CLIENT LIST's `argv-mem`). */
+  #argvMem = 0
   readonly #address: string
   #slots: Slot[] = []
   #scheduled = false
@@ -300,7 +328,6 @@ class Client {
   #user: string | undefined
   #password: string | undefined
   #db = 0
-  #name = ''
   #context: CallContext
   #multi: Command[] | undefined
   #dirty = false
@@ -322,10 +349,11 @@ class Client {
   /** Since when the output has been over the soft limit. */
   #softSince: number | undefined
 
-  constructor(shared: Shared, socket: net.Socket) {
+  constructor(shared: Shared, socket: net.Socket, record: ClientRecord) {
     this.#shared = shared
     this.#socket = socket
-    this.id = shared.nextId++
+    this.#record = record
+    record.handle = { socket, probe: () => this.#probe(), kill: () => this.#drop(), closeAfterReply: () => (this.#closing = true) }
     this.#address = `${socket.remoteAddress ?? '?'}:${socket.remotePort ?? 0}`
     this.#decoder = new RequestDecoder({ maxBulkLength: shared.options.maxBulkLength, authRequired: shared.locked })
     this.#authenticated = !shared.locked
@@ -339,6 +367,10 @@ class Client {
     socket.on('drain', () => this.#onDrain())
     socket.on('error', () => {}) // 'close' follows
     socket.on('close', () => this.#cleanup())
+  }
+
+  get id(): number {
+    return this.#record.id
   }
 
   destroy(): void {
@@ -366,7 +398,7 @@ class Client {
     const limits = this.#shared.limits
     if (this.#unauthenticatedSince !== undefined && now - this.#unauthenticatedSince >= limits.authTimeout) return this.#drop()
     if (
-      limits.idleTimeout > 0 && this.#slots.length === 0 && !this.#streaming() &&
+      limits.idleTimeout > 0 && this.#slots.length === 0 && !this.#streaming() && this.#postponed === undefined &&
       now - this.#lastInteraction >= limits.idleTimeout
     ) return this.#drop()
     const unsent = this.#socket.writableLength + this.#outQueued
@@ -408,7 +440,8 @@ class Client {
   }
 
   #makeContext(): CallContext {
-    const context: { db: number; client: string; user?: string; password?: string } = { db: this.#db, client: this.#address }
+    const context: { db: number; client: string; user?: string; password?: string; noTouch?: boolean } = { db: this.#db, client: this.#address }
+    if (this.#record.noTouch) context.noTouch = true
     const runAs = this.#readonly ? this.#shared.options.readonlyUser : undefined
     if (runAs !== undefined) {
       context.user = runAs.user
@@ -430,7 +463,7 @@ class Client {
     if (this.#pumping) return
     this.#pumping = true
     try {
-      while (!this.#closing && !this.#gone && !this.#blocked) {
+      while (!this.#closing && !this.#gone && !this.#blocked && this.#postponed === undefined) {
         if (this.#slots.length >= this.#shared.maxPending) this.#flush()
         if (this.#slots.length >= this.#shared.maxPending || this.#outputBacklogged()) {
           this.#pause()
@@ -447,12 +480,61 @@ class Client {
           break
         }
         if (argv === NEED_MORE) break
+        if (this.#holdForPause(argv)) break
         this.#run(argv)
       }
     } finally {
       this.#pumping = false
     }
     this.#flush()
+  }
+
+  /** CLIENT PAUSE in force and `argv` one it holds: kept until the pause ends (Redis's order of checks first). */
+  #holdForPause(argv: Buffer[]): boolean {
+    const pause = this.#shared.registry.pause
+    if (!pause.paused) return false
+    const info = resolveCommand(argv)
+    if (info === undefined || !checkArity(info, argv.length)) return false
+    if (!this.#authenticated && !NO_AUTH.has(info.name)) return false
+    if (!pause.holds(argv, this.#multi)) return false
+    this.#postponed = argv
+    pause.hold(this.#resumeAfterPause)
+    return true
+  }
+
+  readonly #resumeAfterPause = (): void => {
+    const argv = this.#postponed
+    this.#postponed = undefined
+    if (argv === undefined || this.#gone || this.#holdForPause(argv)) return
+    this.#run(argv)
+    this.#pump()
+  }
+
+  /** What CLIENT LIST shows of this connection. */
+  #probe(): ClientProbe {
+    let multiMem = 0
+    for (const command of this.#multi ?? []) for (const arg of command) multiMem += arg.length
+    return {
+      db: this.#db,
+      sub: this.#channels.size,
+      psub: this.#patterns.size,
+      ssub: 0,
+      multi: this.#multi?.length ?? -1,
+      multiMem,
+      qbuf: this.#decoder.bufferedBytes,
+      argvMem: this.#argvMem,
+      oll: this.#slots.length + this.#outQueue.length,
+      omem: this.#held + this.#outQueued + this.#socket.writableLength,
+      user: this.#readonly ? READONLY_RESP_USER : (this.#user ?? 'default'),
+      resp: 2,
+      lastInteraction: this.#lastInteraction,
+      monitor: this.#monitor !== undefined,
+      inMulti: this.#multi !== undefined,
+      blocked: this.#postponed !== undefined,
+      dirtyCas: false,
+      closing: this.#closing,
+      reading: !this.#paused && !this.#closing,
+    }
   }
 
   #pause(): void {
@@ -476,18 +558,25 @@ class Client {
 
   /** Runs one command and queues its reply. */
   #run(argv: Buffer[]): void {
-    let out: Out | Promise<Out> | typeof QUIT
+    let out: Out | Promise<Out> | typeof QUIT | typeof NO_REPLY
     this.#barrier = false
+    this.#record.lastCommand = resolveCommand(argv)?.name ?? this.#record.lastCommand
+    for (const arg of argv) this.#argvMem += arg.length
     try {
       out = this.#handle(argv)
     } catch (error) {
       out = errorReply(error)
     }
+    this.#argvMem = 0
+    const muted = out === NO_REPLY || this.#record.muted
+    this.#record.commandDone()
     if (out === QUIT) {
       this.#closing = true
-      this.#reply(OK)
+      this.#reply(muted ? SILENT : OK)
       return
     }
+    if (muted) out = out instanceof Promise ? out.then(() => SILENT, () => SILENT) : SILENT
+    else if (out === NO_REPLY) out = SILENT
     if (!(out instanceof Promise)) {
       this.#reply(out)
       return
@@ -635,6 +724,9 @@ class Client {
   }
 
   #cleanup(): void {
+    this.#shared.registry.remove(this.#record)
+    if (this.#postponed !== undefined) this.#shared.registry.pause.release(this.#resumeAfterPause)
+    this.#postponed = undefined
     this.#gone = true
     this.#slots = []
     this.#held = 0
@@ -652,7 +744,7 @@ class Client {
     this.#monitor = undefined
   }
 
-  #handle(argv: Buffer[]): Out | Promise<Out> | typeof QUIT {
+  #handle(argv: Buffer[]): Out | Promise<Out> | typeof QUIT | typeof NO_REPLY {
     const name = lower(argv[0])
     if (!this.#authenticated && !NO_AUTH.has(name)) return this.#unauthenticated(argv)
     if (this.#readonly) {
@@ -853,7 +945,7 @@ class Client {
       if (!this.#authenticated) {
         return HELLO_NOAUTH
       }
-      if (setName !== undefined) this.#name = setName.toString('latin1')
+      if (setName !== undefined) this.#record.name = setName.toString('latin1')
       return [
         bulk('server'), bulk('redis'),
         bulk('version'), bulk(SERVER_VERSION),
@@ -874,7 +966,10 @@ class Client {
     this.#multi = undefined
     this.#stopStreams()
     this.#setDb(0)
-    this.#name = ''
+    this.#record.name = ''
+    // As Redis's clearClientConnectionState: REPLY OFF and a pending SKIP end (7.0), NO-TOUCH too (7.2).
+    if (this.#record.reply !== 'skip') this.#record.reply = 'on'
+    this.#record.noTouch = false
     this.#login('default')
     // As Redis: back to the default user, which needs its password again when it has one.
     if (this.#shared.locked) {
@@ -1016,23 +1111,20 @@ class Client {
     return OK
   }
 
-  #client(argv: Buffer[]): Out | Promise<Out> {
-    if (argv.length < 2) return arity('client')
-    const sub = lower(argv[1])
-    switch (sub) {
-      case 'setname':
-        if (argv.length !== 3) return arity('client|setname')
-        if (!validName(argv[2])) return BAD_NAME
-        this.#name = argv[2].toString('latin1')
-        return OK
-      case 'getname':
-        if (argv.length !== 2) return arity('client|getname')
-        return this.#name === '' ? null : Buffer.from(this.#name, 'latin1')
-      case 'id':
-        if (argv.length !== 2) return arity('client|id')
-        return this.id
-    }
-    return this.#call(argv)
+  /** CLIENT, from the listener's registry (resp/client-command.ts); TRACKING and CACHING go on. */
+  #client(argv: Buffer[]): Out | Promise<Out> | typeof NO_REPLY {
+    const registry = this.#shared.registry
+    const outcome = clientCommand(
+      {
+        record: this.#record,
+        registry,
+        userExists: userExistsVia(registry, (command) => this.#call(command)),
+        noTouchSupported: (this.#shared.executor as { engine?: unknown }).engine !== undefined,
+      },
+      argv,
+    )
+    this.#context = this.#makeContext() // NO-TOUCH travels in the context
+    return outcome === FORWARD ? this.#call(argv) : outcome
   }
 
   /**
@@ -1086,17 +1178,47 @@ export async function serveResp(executor: Executor, options: RespServerOptions =
     databases: options.databases ?? 16,
     maxPending: options.maxPendingReplies ?? 1024,
     limits,
-    nextId: 1,
+    registry: new ClientRegistry(),
   }
   const clients = new Set<Client>()
+  /** Connections handed to `options.http`: still this port's, closed with it. */
+  const handed = new Set<net.Socket>()
+  /** Connections whose first bytes have not come yet: they owe nothing, so a close cuts them at once. */
+  const undecided = new Set<net.Socket>()
   let connections = 0
   let onEmpty: (() => void) | undefined
-  const accept = (socket: net.Socket): void => {
-    const client = new Client(shared, socket)
+  const admit = (socket: net.Socket, record: ClientRecord): void => {
+    const client = new Client(shared, socket, record)
     clients.add(client)
     socket.once('close', () => {
       clients.delete(client)
-      if (clients.size === 0) onEmpty?.()
+      if (clients.size === 0 && handed.size === 0) onEmpty?.()
+    })
+  }
+  const handOver = (socket: net.Socket, record: ClientRecord): void => {
+    shared.registry.remove(record)
+    if (options.http === undefined) return void socket.destroy()
+    handed.add(socket)
+    socket.once('close', () => {
+      handed.delete(socket)
+      if (clients.size === 0 && handed.size === 0) onEmpty?.()
+    })
+    options.http.emit('connection', socket)
+  }
+  // HTTP or RESP: the first bytes tell (resp/protocol-sniff.ts); a silent client of a listener
+  // with credentials gets the authentication deadline, as it would as a RESP client.
+  const accept = (socket: net.Socket): void => {
+    // Listed (and given its id) from now, as Redis lists a client from accept.
+    const record = shared.registry.add(socket)
+    socket.once('close', () => {
+      shared.registry.remove(record)
+      undecided.delete(socket)
+    })
+    undecided.add(socket)
+    sniffProtocol(socket, locked ? limits.authTimeout : 0, (protocol) => {
+      undecided.delete(socket)
+      if (protocol === 'http') handOver(socket, record)
+      else admit(socket, record)
     })
   }
   const overTls = options.tls !== undefined
@@ -1134,24 +1256,28 @@ export async function serveResp(executor: Executor, options: RespServerOptions =
         clearTimeout(timer)
         resolve()
       }
-      if (clients.size === 0) onEmpty()
+      if (clients.size === 0 && handed.size === 0) onEmpty()
     })
   return {
     address,
     get clients() {
-      return clients.size
+      return shared.registry.size
     },
     maxClients: limits.maxClients,
     close(closeOptions: RespCloseOptions = {}) {
       closing ??= (async () => {
         const stopped = new Promise<void>((resolve) => server.close(() => resolve()))
+        for (const socket of undecided) socket.destroy()
         const deadline = closeOptions.deadline ?? 0
         if (deadline > 0) {
           for (const client of clients) client.shutdown()
+          options.http?.closeIdleConnections()
           await drained(deadline)
         }
         clearInterval(sweep)
+        shared.registry.pause.unpause()
         for (const client of clients) client.destroy()
+        for (const socket of handed) socket.destroy()
         await stopped
       })()
       return closing

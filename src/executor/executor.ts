@@ -15,6 +15,12 @@ export interface CallContext {
   readonly password?: string
   /** Client address shown in MONITOR lines, e.g. `127.0.0.1:52114`. */
   readonly client?: string
+  /**
+   * CLIENT NO-TOUCH of the RESP listener's client: the call's reads leave the keys' LRU/LFU
+   * clock as it was. The in-memory engine honours it; the socket executor cannot (its pooled
+   * connections are shared), so the listener refuses NO-TOUCH ON there.
+   */
+  readonly noTouch?: boolean
 }
 
 /** What to subscribe to: channels by name or by glob pattern. @public */

@@ -20,6 +20,8 @@ export interface Session {
   address: string
   /** CLIENT SETNAME value. */
   name: string
+  /** CLIENT NO-TOUCH: this session's lookups do not update the keys' LRU/LFU clock. */
+  noTouch?: boolean
   readonly id: number
   /** Set while a script runs, so commands it calls know where they come from. */
   script?: ScriptState

@@ -421,12 +421,16 @@ export class Engine {
     const counters = (resolved.counters ??= this.commandStats(resolved.name))
     const timed = counters.calls < 8 || (counters.calls & 31) === 0
     const started = timed ? monotonic.now() : 0
+    // CLIENT NO-TOUCH: the client's commands (and its scripts') leave the access clocks alone, TOUCH excepted.
+    const noTouchBefore = this.keyspace.noTouch
+    if (session.noTouch === true) this.keyspace.noTouch = resolved.name !== 'touch'
     try {
       reply = resolved.handler(ctx, argv)
     } catch (error) {
       // A bug in one handler must not take the engine (or the gateway) down with it.
       reply = new ReplyError(`ERR internal error in '${resolved.name}': ${(error as Error)?.message ?? error}`)
     }
+    this.keyspace.noTouch = noTouchBefore
     reply = this.boundReply(session, reply)
     if (this.config.version !== this.memoryConfigVersion) {
       // CONFIG SET changed a memory setting: it applies now, and a lowered limit evicts at

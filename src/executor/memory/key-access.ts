@@ -24,6 +24,8 @@ export class KeyspaceState {
    * whose evictions need no history (see `Database.access` for the cost it saves).
    */
   clock: AccessClock = 'off'
+  /** Set while a command of a CLIENT NO-TOUCH client runs: lookups leave the clock alone. */
+  noTouch = false
   /** The LRU clock when the current clock started: the stamp of keys not accessed since. */
   clockStartedAt = 0
   /** Unix seconds masked to 24 bits, the LRU clock (`LRU_CLOCK()`). */

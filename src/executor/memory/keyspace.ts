@@ -138,7 +138,7 @@ export class Database {
    */
   private touch(key: string, value: Value): void {
     const shared = this.shared
-    if (shared.clock !== 'off') {
+    if (shared.clock !== 'off' && !shared.noTouch) {
       if (shared.clock === 'lfu') this.access.set(key, lfuIncremented(this.access.get(key) ?? shared.lfuStamp(NEW_KEY_LFU_COUNTER), shared))
       else this.access.set(key, shared.lruClock)
     }

@@ -219,6 +219,7 @@ export class MemoryExecutor implements Executor {
   private session(context: CallContext | undefined): Session {
     const session = this.engine.createSession(context?.client, context?.user)
     if (context?.db !== undefined) session.db = context.db
+    if (context?.noTouch === true) session.noTouch = true
     return session
   }
 
