@@ -154,8 +154,13 @@ export class Engine {
   readonly pubsub = new PubSub()
   /** ACL users and their rules (`acl.ts`); every command passes `acl.check` before it runs. */
   readonly acl = new Acl()
-  /** Time limit of Lua scripts in ms ({@link EngineOptions.scriptTimeLimit}). */
-  readonly scriptTimeLimit: number
+  /**
+   * Time limit of Lua scripts in ms: {@link EngineOptions.scriptTimeLimit} at start, then what
+   * `CONFIG SET busy-reply-threshold` (alias `lua-time-limit`) sets.
+   */
+  get scriptTimeLimit(): number {
+    return Number(this.config.get('busy-reply-threshold'))
+  }
   /** {@link EngineOptions.maxReplyElements}. */
   readonly maxReplyElements: number
   /** {@link EngineOptions.maxReplyBytes}. */
@@ -224,11 +229,16 @@ export class Engine {
     if (options.random !== undefined) this.keyspace.random = options.random
     this.keyspace.setTime(this.clock())
     this.databases = Array.from({ length: count }, (_, index) => new Database(index, this.keyspace))
-    this.scriptTimeLimit = options.scriptTimeLimit ?? 5000
     this.maxReplyElements = positiveLimit(options.maxReplyElements, DEFAULT_MAX_REPLY_ELEMENTS, 'maxReplyElements')
     this.maxReplyBytes = positiveLimit(options.maxReplyBytes, DEFAULT_MAX_REPLY_BYTES, 'maxReplyBytes')
     this.onShutdown = options.onShutdown
     this.config = defaultConfig(count)
+    if (options.scriptTimeLimit !== undefined) {
+      if (!Number.isSafeInteger(options.scriptTimeLimit) || options.scriptTimeLimit <= 0) {
+        throw new RangeError(`scriptTimeLimit must be a whole number of ms > 0, got ${options.scriptTimeLimit}`)
+      }
+      this.config.set('busy-reply-threshold', String(options.scriptTimeLimit))
+    }
     this.baselineMemory = processBaseline()
     this.evictor = new Evictor(this)
     if (options.maxmemory !== undefined) {

@@ -55,6 +55,21 @@ describe('script time limit (engine option scriptTimeLimit; Redis has no such st
     expect(run(memory, ['GET', 'k'])).toBe('v')
   })
 
+  test('CONFIG SET busy-reply-threshold (and its alias lua-time-limit) sets the limit the engine stops scripts at; 0 is refused', () => {
+    const memory = executor(5000)
+    expect(run(memory, ['CONFIG', 'GET', 'busy-reply-threshold'])).toEqual(['busy-reply-threshold', '5000'])
+    expect(run(memory, ['CONFIG', 'SET', 'lua-time-limit', '50'])).toEqual(new Status('OK'))
+    expect(run(memory, ['CONFIG', 'GET', 'busy-reply-threshold'])).toEqual(['busy-reply-threshold', '50'])
+    const started = performance.now()
+    expect(errorOf(run(memory, ['EVAL', 'while true do end', '0']))).toMatch(/^ERR Script killed by the engine after running longer than the script time limit \(50 ms\)\.\.\./)
+    expect(performance.now() - started).toBeLessThan(4000)
+    expect(errorOf(run(memory, ['CONFIG', 'SET', 'busy-reply-threshold', '0']))).toBe(
+      "ERR CONFIG SET failed (possibly related to argument 'busy-reply-threshold') - 0 is not supported: the in-memory engine stops a script at this limit, so 0 would stop every script",
+    )
+    expect(run(memory, ['CONFIG', 'GET', 'busy-reply-threshold'])).toEqual(['busy-reply-threshold', '50'])
+    expect(() => new Engine({ scriptTimeLimit: 0 })).toThrow(RangeError)
+  })
+
   test('a script that catches the error and goes on is still stopped', () => {
     const memory = executor(50)
     const spin = 'while true do pcall(function() while true do end end) end'

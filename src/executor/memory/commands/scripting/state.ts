@@ -76,12 +76,15 @@ export class Scripting {
   /** Functions by lowercase name: FCALL finds them case-insensitively, as Redis. */
   readonly functions = new Map<string, FunctionEntry>()
   private current: ScriptVm | null = null
+  private currentLimit = 0
 
   constructor(readonly engine: Engine) {}
 
   /** The VM, built on first use or after the previous one died (with every library reloaded). */
   vm(): ScriptVm {
-    if (this.current !== null) return this.current
+    // The timeout text is built into the VM: a new limit (CONFIG SET busy-reply-threshold) needs a new VM.
+    if (this.current !== null && this.currentLimit === this.engine.scriptTimeLimit) return this.current
+    this.currentLimit = this.engine.scriptTimeLimit
     const texts: VmTexts = {
       version: SERVER_VERSION,
       versionNumber: versionNumber(SERVER_VERSION),

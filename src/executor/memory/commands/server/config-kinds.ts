@@ -81,6 +81,19 @@ export function integer(name: string, defaultValue: string, min: bigint, max: bi
   }, alias)
 }
 
+/**
+ * `busy-reply-threshold` (alias `lua-time-limit`): Redis's range, except 0. The in-memory engine
+ * stops a script at the limit, so 0 would stop every script.
+ */
+export function scriptTimeLimit(): Parameter {
+  const range = integer('busy-reply-threshold', '5000', 0n, LLONG_MAX, 'lua-time-limit')
+  return define(range.name, range.defaultValue, (value, current) => {
+    const parsed = range.parse(value, current)
+    if (parsed === '0') return new InvalidValue('0 is not supported: the in-memory engine stops a script at this limit, so 0 would stop every script')
+    return parsed
+  }, range.alias)
+}
+
 const MEMORY_UNITS: ReadonlyMap<string, bigint> = new Map([
   ['', 1n], ['b', 1n], ['k', 1000n], ['kb', 1024n], ['m', 1000n ** 2n], ['mb', 1024n ** 2n], ['g', 1000n ** 3n], ['gb', 1024n ** 3n],
 ])

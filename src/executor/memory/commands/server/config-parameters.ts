@@ -12,7 +12,7 @@
  */
 import {
   INT_MAX, INT_MIN, LLONG_MAX, ULLONG_MAX, UINT_MAX, bool, clientOutputBufferLimit, clusterAnnounceHostname, define, immutable, integer,
-  latencyPercentiles, memory, memoryOrPercent, notifyKeyspaceEvents, oneOf, oomScoreAdjValues, protectedParameter, savePoints,
+  latencyPercentiles, memory, scriptTimeLimit, memoryOrPercent, notifyKeyspaceEvents, oneOf, oomScoreAdjValues, protectedParameter, savePoints,
   serverHz, text, words, workingDirectory, type Parameter,
 } from './config-kinds.js'
 
@@ -52,7 +52,9 @@ export const PARAMETERS: readonly Parameter[] = [
   define('bind', '* -::*', (value) => words(value).join(' ')),
   text('bind-source-addr', ''),
   immutable('bio_cpulist', ''),
-  integer('busy-reply-threshold', '5000', 0n, LLONG_MAX, 'lua-time-limit'),
+  // The engine stops a script at this limit (it cannot answer BUSY while one runs), so 0, which
+  // Redis reads as "busy at once", would stop every script: refused.
+  scriptTimeLimit(),
   clientOutputBufferLimit(),
   memory('client-query-buffer-limit', '1073741824', 1048576n, LLONG_MAX),
   bool('cluster-allow-pubsubshard-when-down', 'yes'),
