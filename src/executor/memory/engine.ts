@@ -9,6 +9,7 @@ import { Evictor, MAXMEMORY_POLICIES, OOM_ERROR, type MaxmemoryPolicy } from './
 import { expireHashFields } from './types/hash.js'
 import { formatMonitorLine, monitorTiming } from './monitor.js'
 import { PubSub } from './pubsub.js'
+import { KeyspaceNotifier, NOTIFY_EVICTED } from './notify.js'
 import { Acl } from './acl.js'
 import { mayChangeConnectionState } from '../connection-state.js'
 import { DEFAULT_MAX_REPLY_BYTES, DEFAULT_MAX_REPLY_ELEMENTS, UNCHARGED_STRING_BYTES, chargeReply, requestBudget, tooManyElements } from './reply-budget.js'
@@ -152,6 +153,8 @@ export class Engine {
   readonly config: ConfigTable
   /** Channels, patterns and their subscribers: PUBLISH, SUBSCRIBE …, PUBSUB (see `pubsub.ts`). */
   readonly pubsub = new PubSub()
+  /** Keyspace notifications: `notify-keyspace-events` and where events go (`notify.ts`). */
+  readonly notifier = new KeyspaceNotifier(this.pubsub)
   /** ACL users and their rules (`acl.ts`); every command passes `acl.check` before it runs. */
   readonly acl = new Acl()
   /** Time limit of Lua scripts in ms ({@link EngineOptions.scriptTimeLimit}). */
@@ -198,7 +201,7 @@ export class Engine {
    * Live effects of CONFIG SET by canonical parameter name: called with the new value before it
    * is stored; a string is the reason the change is refused (`CONFIG SET failed … - reason`).
    */
-  readonly configAppliers = new Map<string, (value: string) => string | undefined>()
+  readonly configAppliers = new Map<string, (value: string, sent?: string) => string | undefined>()
   /** True while the AOF loads ({@link Engine.loadWhileExpiryHeld}): commands never expire keys then. */
   loading = false
   /** Nesting of running commands (a script's calls run inside EVAL); a unit ends at depth 0. */
@@ -223,6 +226,7 @@ export class Engine {
     this.clock = options.clock ?? Date.now
     if (options.random !== undefined) this.keyspace.random = options.random
     this.keyspace.setTime(this.clock())
+    this.keyspace.notifier = this.notifier
     this.databases = Array.from({ length: count }, (_, index) => new Database(index, this.keyspace))
     this.scriptTimeLimit = options.scriptTimeLimit ?? 5000
     this.maxReplyElements = positiveLimit(options.maxReplyElements, DEFAULT_MAX_REPLY_ELEMENTS, 'maxReplyElements')
@@ -244,6 +248,8 @@ export class Engine {
       this.config.set('maxmemory-policy', options.maxmemoryPolicy)
     }
     this.applyMemoryConfig()
+    this.configAppliers.set('notify-keyspace-events', (_shown, sent) =>
+      this.notifier.configure(sent ?? _shown) ? undefined : "Invalid event class character. Use 'Ag$lshzxeKEtmdn'.")
     this.stats = {
       commandsProcessed: 0,
       startedAt: this.clock(),
@@ -593,9 +599,10 @@ export class Engine {
     if (this.snapshots.size !== 0) this.beforeKeyChange(db, key)
   }
 
-  /** A key eviction removed: logged as a DEL, as Redis propagates an eviction. */
+  /** A key eviction removed: logged as a DEL, as Redis propagates an eviction, and reported `evicted`. */
   onEvict(db: Database, key: string): void {
     this.propagate(db.index, ['DEL', key])
+    this.notifier.emit(NOTIFY_EVICTED, 'evicted', key, db.index)
   }
 
   /** Counts an error reply by its code (INFO errorstats) and returns it. */

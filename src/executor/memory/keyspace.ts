@@ -9,6 +9,7 @@ import { MinHeap } from './lib/min-heap.js'
 import { SpillMap } from './lib/spill-map.js'
 import { KeyspaceState, NEW_KEY_LFU_COUNTER, lfuDecayed, lfuIncremented } from './key-access.js'
 import { EXPIRE_ENTRY_BYTES, entryBytes } from './memory-accounting.js'
+import { NOTIFY_EXPIRED, NOTIFY_NEW } from './notify.js'
 
 export { KeyspaceState } from './key-access.js'
 
@@ -166,7 +167,14 @@ export class Database {
   private expire(key: string): undefined {
     this.remove(key)
     this.expiredCount++
+    this.reportExpired(key)
     return undefined
+  }
+
+  /** The `expired` event of `key`, lazy or active (Redis's deleteExpiredKeyAndPropagate). */
+  private reportExpired(key: string): void {
+    const notifier = this.shared.notifier
+    if (notifier !== undefined && (notifier.flags & NOTIFY_EXPIRED) !== 0) notifier.emit(NOTIFY_EXPIRED, 'expired', key, this.index)
   }
 
   /**
@@ -214,6 +222,11 @@ export class Database {
     shared.usedBytes += delta
     if (shared.clock === 'lru') this.access.set(key, shared.lruClock)
     else if (shared.clock === 'lfu' && old === undefined) this.access.set(key, shared.lfuStamp(NEW_KEY_LFU_COUNTER))
+    // A key added reports `new` (Redis's dbAdd), before the event of the command that added it.
+    if (old === undefined) {
+      const notifier = shared.notifier
+      if (notifier !== undefined && (notifier.flags & NOTIFY_NEW) !== 0) notifier.emit(NOTIFY_NEW, 'new', key, this.index)
+    }
   }
 
   /**
@@ -316,6 +329,7 @@ export class Database {
         this.remove(entry.key)
         this.expiredCount++
         removed.push(entry.key)
+        this.reportExpired(entry.key)
       }
     }
     return removed
