@@ -118,6 +118,19 @@ describe.skipIf(redisServerSkipReason !== undefined)(liveSuiteName('keyspace not
     }
   })
 
+  test('m: read-only commands report keymiss for each lookup that finds nothing (write commands do not)', async () => {
+    const commands: Command[] = [
+      ['FLUSHALL'], ['CONFIG', 'SET', 'notify-keyspace-events', 'KEm'], ['SET', 'here', '1'], ['GET', 'nokey'], ['GET', 'here'],
+      ['MGET', 'a', 'here', 'b'], ['EXISTS', 'c', 'here'], ['TYPE', 'd'], ['TTL', 'e'], ['PTTL', 'here'], ['STRLEN', 'f'],
+      ['HGET', 'g', 'x'], ['LRANGE', 'h', '0', '-1'], ['SMEMBERS', 'i'], ['ZSCORE', 'j', 'x'], ['XRANGE', 'k', '-', '+'],
+      ['LPUSHX', 'l', 'x'], ['INCR', 'counter'], ['DEL', 'nothing'], ['EVAL_RO', "return redis.call('get', KEYS[1])", '1', 'm'],
+      ['SET', 'old', 'v', 'PXAT', '1'], ['GET', 'old'], ['CONFIG', 'SET', 'notify-keyspace-events', 'KEAn'],
+    ]
+    const expected = await runOn(real, commands)
+    const actual = await runOn(ours, commands)
+    expect(actual).toEqual(expected)
+  })
+
   test('only the classes selected are published: K without E, a class alone, n alone', async () => {
     const run = async (flags: string): Promise<void> => {
       const commands: Command[] = [

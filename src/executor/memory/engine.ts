@@ -9,7 +9,7 @@ import { Evictor, MAXMEMORY_POLICIES, OOM_ERROR, type MaxmemoryPolicy } from './
 import { expireHashFields } from './types/hash.js'
 import { formatMonitorLine, monitorTiming } from './monitor.js'
 import { PubSub } from './pubsub.js'
-import { KeyspaceNotifier, NOTIFY_EVICTED } from './notify.js'
+import { KeyspaceNotifier, NOTIFY_EVICTED, NOTIFY_KEY_MISS } from './notify.js'
 import { Acl } from './acl.js'
 import { mayChangeConnectionState } from '../connection-state.js'
 import { DEFAULT_MAX_REPLY_BYTES, DEFAULT_MAX_REPLY_ELEMENTS, UNCHARGED_STRING_BYTES, chargeReply, requestBudget, tooManyElements } from './reply-budget.js'
@@ -97,6 +97,8 @@ export interface Resolved {
   readonly connectionState: boolean
   /** Flagged `denyoom`: refused (after eviction failed) while used memory exceeds maxmemory. */
   readonly denyoom: boolean
+  /** Flagged `readonly`: its lookups that miss report `keymiss` (`notify.ts`). */
+  readonly readonly: boolean
   /** Its counters in `stats.commands`, once it ran; they are zeroed in place, never replaced. */
   counters: CommandStats | undefined
 }
@@ -392,6 +394,7 @@ export class Engine {
       write: target.flags.has('write'),
       connectionState: mayChangeConnectionState(target.name),
       denyoom: target.flags.has('denyoom'),
+      readonly: target.flags.has('readonly'),
       counters: undefined,
     }
     if (target === info && info.subcommands === undefined && this.resolvedByName.size < RESOLVED_CACHE_LIMIT) {
@@ -427,11 +430,16 @@ export class Engine {
     const counters = (resolved.counters ??= this.commandStats(resolved.name))
     const timed = counters.calls < 8 || (counters.calls & 31) === 0
     const started = timed ? monotonic.now() : 0
+    // Key misses are reported for read-only commands only while the `m` class is on.
+    const missesBefore = this.keyspace.reportMisses
+    if ((this.notifier.flags & NOTIFY_KEY_MISS) !== 0) this.keyspace.reportMisses = resolved.readonly
     try {
       reply = resolved.handler(ctx, argv)
     } catch (error) {
       // A bug in one handler must not take the engine (or the gateway) down with it.
       reply = new ReplyError(`ERR internal error in '${resolved.name}': ${(error as Error)?.message ?? error}`)
+    } finally {
+      this.keyspace.reportMisses = missesBefore
     }
     reply = this.boundReply(session, reply)
     if (this.config.version !== this.memoryConfigVersion) {

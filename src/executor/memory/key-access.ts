@@ -44,6 +44,11 @@ export class KeyspaceState {
    * (`expired`). The engine sets it; a database made on its own has none.
    */
   notifier: KeyspaceNotifier | undefined
+  /**
+   * True while a read-only command runs with the `m` class selected: its lookups that find no
+   * key report `keymiss` (Redis's lookupKeyRead). Set by the engine around each command.
+   */
+  reportMisses = false
   /** The bytes each typed value was last accounted at, to subtract exactly that later. */
   private readonly typedBytes = new WeakMap<TypedValue, number>()
   private readonly dirtyDatabases: Database[] = []
