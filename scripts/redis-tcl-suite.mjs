@@ -113,7 +113,9 @@ const ANSI = /\x1b\[[0-9;]*m/g
  */
 function runUnit(dir, shell, port, unit) {
   const args = ['tests/test_helper.tcl', '--host', '127.0.0.1', '--port', String(port), '--singledb', '--single', `unit/${unit}`,
-    '--timeout', String(timeoutSeconds), '--tags', EXCLUDED_TAGS.map((tag) => `-${tag}`).join(' ')]
+    '--timeout', String(timeoutSeconds), '--tags', EXCLUDED_TAGS.map((tag) => `-${tag}`).join(' '),
+    // The suite's own test server listens 32 ports below the base: a random base lets runs coexist.
+    '--baseport', String(20_000 + Math.floor(Math.random() * 40_000))]
   const child = spawn(shell, args, { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'], detached: true })
   let output = ''
   child.stdout.on('data', (chunk) => (output += chunk.toString()))
@@ -145,7 +147,9 @@ function summarise(output, code, hung) {
   let fate = 'completed'
   if (hung) fate = 'HUNG'
   else if (exception !== undefined || (code !== 0 && errors.length === 0)) fate = 'ABORTED'
-  const detail = exception === undefined ? [] : lines.slice(lines.indexOf(exception), lines.indexOf(exception) + 6)
+  // Why it stopped: the exception and what follows, else the end of the output.
+  const tail = lines.filter((line) => line.trim() !== '').slice(-8)
+  const detail = exception !== undefined ? lines.slice(lines.indexOf(exception), lines.indexOf(exception) + 6) : fate === 'completed' ? [] : tail
   return { ok, err: errors.length, fate, errors, detail, lastTest }
 }
 
