@@ -96,6 +96,9 @@ export class KeyspaceNotifier {
   emit(type: number, event: string, key: string, db: number): void {
     const flags = this.flags
     if ((flags & type) === 0) return
+    // Nobody listens to any channel or pattern: the messages would reach no one.
+    const audience = this.pubsub.size
+    if (audience.channels === 0 && audience.patterns === 0) return
     if (flags & NOTIFY_KEYSPACE) this.pubsub.publish(`__keyspace@${db}__:${key}`, event)
     if (flags & NOTIFY_KEYEVENT) this.pubsub.publish(`__keyevent@${db}__:${event}`, key)
   }
