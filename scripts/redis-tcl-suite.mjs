@@ -115,7 +115,7 @@ function runUnit(dir, shell, port, unit) {
   const args = ['tests/test_helper.tcl', '--host', '127.0.0.1', '--port', String(port), '--singledb', '--single', `unit/${unit}`,
     '--timeout', String(timeoutSeconds), '--tags', EXCLUDED_TAGS.map((tag) => `-${tag}`).join(' '),
     // The suite's own test server listens 32 ports below the base: a random base lets runs coexist.
-    '--baseport', String(20_000 + Math.floor(Math.random() * 40_000))]
+    '--baseport', String(20_000 + Math.floor(Math.random() * 30_000))]
   const child = spawn(shell, args, { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'], detached: true })
   let output = ''
   child.stdout.on('data', (chunk) => (output += chunk.toString()))
