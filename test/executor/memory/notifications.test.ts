@@ -136,6 +136,33 @@ describe('keyspace notifications in the engine', () => {
     expect(call('EXISTS', 'h')).toBe(0)
   })
 
+  test("JSON.* report RedisJSON's module events (class d), once per command that changed a document", () => {
+    const { call, heard } = setup({}, 'Ed')
+    call('JSON.SET', 'doc', '$', '{"n":1,"s":"a","b":true,"arr":[1,2],"o":{}}')
+    call('JSON.SET', 'doc', '$.n', '5', 'NX')
+    call('JSON.NUMINCRBY', 'doc', '$.n', '2')
+    call('JSON.NUMINCRBY', 'doc', '$.s', '2')
+    call('JSON.NUMMULTBY', 'doc', '.n', '2')
+    call('JSON.STRAPPEND', 'doc', '$.s', '"b"')
+    call('JSON.TOGGLE', 'doc', '$.b')
+    call('JSON.ARRAPPEND', 'doc', '$.arr', '3')
+    call('JSON.ARRAPPEND', 'doc', '$.n', '3')
+    call('JSON.ARRINSERT', 'doc', '$.arr', '0', '0')
+    call('JSON.ARRPOP', 'doc', '$.arr')
+    call('JSON.ARRTRIM', 'doc', '$.arr', '0', '0')
+    call('JSON.MERGE', 'doc', '$', '{"m":1}')
+    call('JSON.CLEAR', 'doc', '$.o')
+    call('JSON.DEL', 'doc', '$.nothing')
+    call('JSON.FORGET', 'doc', '$.m')
+    call('JSON.MSET', 'doc', '$.n', '0', 'other', '$', '[]')
+    call('JSON.DEL', 'doc')
+    expect(heard.map((line) => line.replace('__keyevent@0__:', ''))).toEqual([
+      'json.set doc', 'json.numincrby doc', 'json.nummultby doc', 'json.strappend doc', 'json.toggle doc', 'json.arrappend doc',
+      'json.arrinsert doc', 'json.arrpop doc', 'json.arrtrim doc', 'json.merge doc', 'json.del doc', 'json.mset doc', 'json.mset other',
+      'json.del doc',
+    ])
+  })
+
   test('class parsing and the CONFIG GET form follow Redis (A, then K, E, m; n and d shown only without A)', () => {
     expect(formatEventClasses(parseEventClasses('$gK')!)).toBe('g$K')
     expect(formatEventClasses(parseEventClasses('mEKA')!)).toBe('AKEm')
