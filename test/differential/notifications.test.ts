@@ -141,7 +141,7 @@ describe.skipIf(redisServerSkipReason !== undefined)(liveSuiteName('keyspace not
       const actual = await runOn(ours, commands)
       expect(actual.events, flags).toEqual(expected.events)
     }
-    for (const flags of ['K$', 'El', 'Kg', 'Es', 'Eh', 'Ez', 'Et', 'En', 'KEn', 'E', '']) await run(flags)
+    for (const flags of ['K$', 'El', 'Kg', 'Es', 'Eh', 'Ez', 'Et', 'En', 'KEn', 'AnE', 'E', '']) await run(flags)
     for (const side of [real, ours]) {
       side.commands.send(['CONFIG', 'SET', 'notify-keyspace-events', 'KEAn'])
       await side.commands.next()
