@@ -250,8 +250,9 @@ export class Engine {
       this.config.set('maxmemory-policy', options.maxmemoryPolicy)
     }
     this.applyMemoryConfig()
-    this.configAppliers.set('notify-keyspace-events', (_shown, sent) =>
-      this.notifier.configure(sent ?? _shown) ? undefined : "Invalid event class character. Use 'Ag$lshzxeKEtmdn'.")
+    // The flags come from the text as sent: the shown form hides `n` under `A`.
+    this.configAppliers.set('notify-keyspace-events', (shown, sent) =>
+      this.notifier.configure(sent ?? shown) ? undefined : "Invalid event class character. Use 'Ag$lshzxeKEtmdn'.")
     this.stats = {
       commandsProcessed: 0,
       startedAt: this.clock(),
