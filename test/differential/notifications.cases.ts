@@ -128,6 +128,19 @@ export const notificationCases: readonly NotificationCase[] = [
     ],
   },
   {
+    name: 'writes over keys whose TTL passed: each is reported expired, then new, then written (MSET, RENAME, the *STORE commands, SORT STORE, BITOP)',
+    commands: [
+      ['SET', 'src', 'v'], ['SADD', 'a', 'x'], ['ZADD', 'z', '1', 'x'], ['RPUSH', 'l', '1'],
+      ['SET', 'k1', 'old', 'PXAT', '1'], ['MSET', 'k1', 'new', 'k2', 'new'],
+      ['SET', 'dst', 'old', 'PXAT', '1'], ['RENAME', 'src', 'dst'],
+      ['SET', 'sd', 'old', 'PXAT', '1'], ['SUNIONSTORE', 'sd', 'a'],
+      ['SET', 'zd', 'old', 'PXAT', '1'], ['ZUNIONSTORE', 'zd', '1', 'z'],
+      ['SET', 'ld', 'old', 'PXAT', '1'], ['SORT', 'l', 'STORE', 'ld'],
+      ['SET', 'bd', 'old', 'PXAT', '1'], ['BITOP', 'OR', 'bd', 'k1'],
+      ['SET', 'rn', 'old', 'PXAT', '1'], ['RENAMENX', 'dst', 'rn'],
+    ],
+  },
+  {
     name: 'scripts and transactions: events in the order the commands ran, errors in a block emit nothing',
     commands: [
       ['EVAL', "redis.call('set', KEYS[1], '1'); redis.call('lpush', KEYS[2], 'a'); redis.call('del', KEYS[1]); return 1", '2', 'a', 'b'],

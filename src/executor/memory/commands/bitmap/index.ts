@@ -169,6 +169,7 @@ function bitop(ctx: CommandContext, argv: readonly string[]): Out {
     if (ctx.db.delete(destination, ctx.now)) notify(ctx, NOTIFY_GENERIC, 'del', destination)
     return 0
   }
+  ctx.db.reclaimIfExpired(destination, ctx)
   ctx.db.set(destination, fromBytes(combine(operation as BitOperation, sources, longest)))
   ctx.db.setStringEncoding(destination, 'raw')
   notify(ctx, NOTIFY_STRING, 'set', destination)

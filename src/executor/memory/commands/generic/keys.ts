@@ -107,7 +107,8 @@ function renameKey(ctx: CommandContext, argv: readonly string[], onlyIfNew: bool
   const value = ctx.db.read(source, ctx)
   if (value === undefined) return NO_SUCH_KEY
   if (source === destination) return onlyIfNew ? 0 : OK
-  if (onlyIfNew && ctx.db.has(destination, ctx.now)) return 0
+  // The destination is looked up as Redis does: one whose TTL passed expires here.
+  if (ctx.db.has(destination, ctx.now) && onlyIfNew) return 0
   const deadline = readDeadline(ctx.db, source)
   const encoding = ctx.db.stringEncodings.get(source)
   ctx.db.remove(source)

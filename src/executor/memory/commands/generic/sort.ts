@@ -267,6 +267,7 @@ function sortGeneric(ctx: CommandContext, argv: readonly string[], readOnly: boo
   if (options.store === null) return chargedReply(ctx, output)
   const stored = output.map((item) => item ?? '')
   if (stored.length > 0) {
+    ctx.db.reclaimIfExpired(options.store, ctx)
     ctx.db.set(options.store, new ListValue(stored))
     notify(ctx, NOTIFY_LIST, 'sortstore', options.store)
   } else if (ctx.db.delete(options.store, ctx.now)) {

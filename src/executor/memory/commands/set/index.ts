@@ -353,6 +353,7 @@ function store(ctx: CommandContext, destination: string, result: SetValue, event
   if (result.size === 0) {
     if (ctx.db.delete(destination, ctx.now)) notify(ctx, NOTIFY_GENERIC, 'del', destination)
   } else {
+    ctx.db.reclaimIfExpired(destination, ctx)
     ctx.db.set(destination, result)
     notify(ctx, NOTIFY_SET, event, destination)
   }

@@ -71,6 +71,8 @@ function msetnx(ctx: CommandContext, argv: readonly string[]): Out {
 /** The writes of MSET and MSETNX, each reported `set` as it is made. */
 function setPairs(ctx: CommandContext, argv: readonly string[]): void {
   for (let i = 1; i < argv.length; i += 2) {
+    // A key whose TTL passed is reclaimed (and reported expired) before it is written anew.
+    ctx.db.reclaimIfExpired(argv[i], ctx)
     ctx.db.set(argv[i], argv[i + 1])
     notify(ctx, NOTIFY_STRING, 'set', argv[i])
   }

@@ -48,6 +48,7 @@ export function storeResult(ctx: CommandContext, destination: string, result: ZS
   if (result.size === 0) {
     if (ctx.db.delete(destination, ctx.now)) notify(ctx, NOTIFY_GENERIC, 'del', destination)
   } else {
+    ctx.db.reclaimIfExpired(destination, ctx)
     ctx.db.set(destination, result)
     notify(ctx, NOTIFY_ZSET, event, destination)
   }
