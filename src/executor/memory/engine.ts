@@ -9,6 +9,7 @@ import { Evictor, MAXMEMORY_POLICIES, OOM_ERROR, type MaxmemoryPolicy } from './
 import { expireHashFields } from './types/hash.js'
 import { formatMonitorLine, monitorTiming } from './monitor.js'
 import { PubSub } from './pubsub.js'
+import { KeyspaceNotifier, NOTIFY_EVICTED, NOTIFY_KEY_MISS } from './notify.js'
 import { Acl } from './acl.js'
 import { mayChangeConnectionState } from '../connection-state.js'
 import { DEFAULT_MAX_REPLY_BYTES, DEFAULT_MAX_REPLY_ELEMENTS, UNCHARGED_STRING_BYTES, chargeReply, requestBudget, tooManyElements } from './reply-budget.js'
@@ -96,6 +97,8 @@ export interface Resolved {
   readonly connectionState: boolean
   /** Flagged `denyoom`: refused (after eviction failed) while used memory exceeds maxmemory. */
   readonly denyoom: boolean
+  /** Flagged `readonly`: its lookups that miss report `keymiss` (`notify.ts`). */
+  readonly readonly: boolean
   /** Its counters in `stats.commands`, once it ran; they are zeroed in place, never replaced. */
   counters: CommandStats | undefined
 }
@@ -152,6 +155,8 @@ export class Engine {
   readonly config: ConfigTable
   /** Channels, patterns and their subscribers: PUBLISH, SUBSCRIBE …, PUBSUB (see `pubsub.ts`). */
   readonly pubsub = new PubSub()
+  /** Keyspace notifications: `notify-keyspace-events` and where events go (`notify.ts`). */
+  readonly notifier = new KeyspaceNotifier(this.pubsub)
   /** ACL users and their rules (`acl.ts`); every command passes `acl.check` before it runs. */
   readonly acl = new Acl()
   /**
@@ -203,7 +208,7 @@ export class Engine {
    * Live effects of CONFIG SET by canonical parameter name: called with the new value before it
    * is stored; a string is the reason the change is refused (`CONFIG SET failed … - reason`).
    */
-  readonly configAppliers = new Map<string, (value: string) => string | undefined>()
+  readonly configAppliers = new Map<string, (value: string, sent?: string) => string | undefined>()
   /** True while the AOF loads ({@link Engine.loadWhileExpiryHeld}): commands never expire keys then. */
   loading = false
   /** Nesting of running commands (a script's calls run inside EVAL); a unit ends at depth 0. */
@@ -228,6 +233,7 @@ export class Engine {
     this.clock = options.clock ?? Date.now
     if (options.random !== undefined) this.keyspace.random = options.random
     this.keyspace.setTime(this.clock())
+    this.keyspace.notifier = this.notifier
     this.databases = Array.from({ length: count }, (_, index) => new Database(index, this.keyspace))
     this.maxReplyElements = positiveLimit(options.maxReplyElements, DEFAULT_MAX_REPLY_ELEMENTS, 'maxReplyElements')
     this.maxReplyBytes = positiveLimit(options.maxReplyBytes, DEFAULT_MAX_REPLY_BYTES, 'maxReplyBytes')
@@ -254,6 +260,9 @@ export class Engine {
       this.config.set('maxmemory-policy', options.maxmemoryPolicy)
     }
     this.applyMemoryConfig()
+    // The flags come from the text as sent: the shown form hides `n` under `A`.
+    this.configAppliers.set('notify-keyspace-events', (shown, sent) =>
+      this.notifier.configure(sent ?? shown) ? undefined : "Invalid event class character. Use 'Ag$lshzxeKEtmdn'.")
     this.stats = {
       commandsProcessed: 0,
       startedAt: this.clock(),
@@ -396,6 +405,7 @@ export class Engine {
       write: target.flags.has('write'),
       connectionState: mayChangeConnectionState(target.name),
       denyoom: target.flags.has('denyoom'),
+      readonly: target.flags.has('readonly'),
       counters: undefined,
     }
     if (target === info && info.subcommands === undefined && this.resolvedByName.size < RESOLVED_CACHE_LIMIT) {
@@ -434,13 +444,18 @@ export class Engine {
     // CLIENT NO-TOUCH: the client's commands (and its scripts') leave the access clocks alone, TOUCH excepted.
     const noTouchBefore = this.keyspace.noTouch
     if (session.noTouch === true) this.keyspace.noTouch = resolved.name !== 'touch'
+    // Key misses are reported for read-only commands only while the `m` class is on.
+    const missesBefore = this.keyspace.reportMisses
+    if ((this.notifier.flags & NOTIFY_KEY_MISS) !== 0) this.keyspace.reportMisses = resolved.readonly
     try {
       reply = resolved.handler(ctx, argv)
     } catch (error) {
       // A bug in one handler must not take the engine (or the gateway) down with it.
       reply = new ReplyError(`ERR internal error in '${resolved.name}': ${(error as Error)?.message ?? error}`)
+    } finally {
+      this.keyspace.reportMisses = missesBefore
+      this.keyspace.noTouch = noTouchBefore
     }
-    this.keyspace.noTouch = noTouchBefore
     reply = this.boundReply(session, reply)
     if (this.config.version !== this.memoryConfigVersion) {
       // CONFIG SET changed a memory setting: it applies now, and a lowered limit evicts at
@@ -607,9 +622,10 @@ export class Engine {
     if (this.snapshots.size !== 0) this.beforeKeyChange(db, key)
   }
 
-  /** A key eviction removed: logged as a DEL, as Redis propagates an eviction. */
+  /** A key eviction removed: logged as a DEL, as Redis propagates an eviction, and reported `evicted`. */
   onEvict(db: Database, key: string): void {
     this.propagate(db.index, ['DEL', key])
+    this.notifier.emit(NOTIFY_EVICTED, 'evicted', key, db.index)
   }
 
   /** Counts an error reply by its code (INFO errorstats) and returns it. */

@@ -5,6 +5,7 @@
  * have changed in place (their size is settled after the command, see {@link KeyspaceState.settle}).
  */
 import type { Database, TypedValue } from './keyspace.js'
+import type { KeyspaceNotifier } from './notify.js'
 import { typedValueBytes } from './memory-accounting.js'
 
 /** LFU_INIT_VAL: the counter of a new key, so it is not evicted before it had a chance. */
@@ -40,6 +41,16 @@ export class KeyspaceState {
   random: () => number = Math.random
   /** Estimated bytes of every database's keys and values (`memory-accounting.ts`). */
   usedBytes = 0
+  /**
+   * Where the keyspace reports the events no command names: a key added (`new`), a TTL passed
+   * (`expired`). The engine sets it; a database made on its own has none.
+   */
+  notifier: KeyspaceNotifier | undefined
+  /**
+   * True while a read-only command runs with the `m` class selected: its lookups that find no
+   * key report `keymiss` (Redis's lookupKeyRead). Set by the engine around each command.
+   */
+  reportMisses = false
   /** The bytes each typed value was last accounted at, to subtract exactly that later. */
   private readonly typedBytes = new WeakMap<TypedValue, number>()
   private readonly dirtyDatabases: Database[] = []

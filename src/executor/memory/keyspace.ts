@@ -9,6 +9,7 @@ import { MinHeap } from './lib/min-heap.js'
 import { SpillMap } from './lib/spill-map.js'
 import { KeyspaceState, NEW_KEY_LFU_COUNTER, lfuDecayed, lfuIncremented } from './key-access.js'
 import { EXPIRE_ENTRY_BYTES, entryBytes } from './memory-accounting.js'
+import { NOTIFY_EXPIRED, NOTIFY_KEY_MISS, NOTIFY_NEW } from './notify.js'
 
 export { KeyspaceState } from './key-access.js'
 
@@ -97,10 +98,10 @@ export class Database {
    * during its deadline millisecond: expired means `now > deadline`). */
   get(key: string, now: number): Value | undefined {
     const value = this.data.get(key)
-    if (value === undefined) return value
+    if (value === undefined) return this.shared.reportMisses ? this.reportMiss(key) : value
     if (this.expires.size !== 0) {
       const at = this.expires.get(key)
-      if (at !== undefined && at < now && !this.loading) return this.expire(key)
+      if (at !== undefined && at < now && !this.loading) return this.expireOnRead(key)
     }
     this.touch(key, value)
     return value
@@ -112,10 +113,10 @@ export class Database {
    */
   read(key: string, time: TimeSource): Value | undefined {
     const value = this.data.get(key)
-    if (value === undefined) return value
+    if (value === undefined) return this.shared.reportMisses ? this.reportMiss(key) : value
     if (this.expires.size !== 0) {
       const at = this.expires.get(key)
-      if (at !== undefined && at < time.now && !this.loading) return this.expire(key)
+      if (at !== undefined && at < time.now && !this.loading) return this.expireOnRead(key)
     }
     this.touch(key, value)
     return value
@@ -166,7 +167,26 @@ export class Database {
   private expire(key: string): undefined {
     this.remove(key)
     this.expiredCount++
+    this.reportExpired(key)
     return undefined
+  }
+
+  /** A lookup that found `key` expired: it is deleted, and the lookup missed. */
+  private expireOnRead(key: string): undefined {
+    this.expire(key)
+    return this.shared.reportMisses ? this.reportMiss(key) : undefined
+  }
+
+  /** The `keymiss` event of a read-only command's lookup (see `KeyspaceState.reportMisses`). */
+  private reportMiss(key: string): undefined {
+    this.shared.notifier?.emit(NOTIFY_KEY_MISS, 'keymiss', key, this.index)
+    return undefined
+  }
+
+  /** The `expired` event of `key`, lazy or active (Redis's deleteExpiredKeyAndPropagate). */
+  private reportExpired(key: string): void {
+    const notifier = this.shared.notifier
+    if (notifier !== undefined && (notifier.flags & NOTIFY_EXPIRED) !== 0) notifier.emit(NOTIFY_EXPIRED, 'expired', key, this.index)
   }
 
   /**
@@ -214,6 +234,11 @@ export class Database {
     shared.usedBytes += delta
     if (shared.clock === 'lru') this.access.set(key, shared.lruClock)
     else if (shared.clock === 'lfu' && old === undefined) this.access.set(key, shared.lfuStamp(NEW_KEY_LFU_COUNTER))
+    // A key added reports `new` (Redis's dbAdd), before the event of the command that added it.
+    if (old === undefined) {
+      const notifier = shared.notifier
+      if (notifier !== undefined && (notifier.flags & NOTIFY_NEW) !== 0) notifier.emit(NOTIFY_NEW, 'new', key, this.index)
+    }
   }
 
   /**
@@ -316,6 +341,7 @@ export class Database {
         this.remove(entry.key)
         this.expiredCount++
         removed.push(entry.key)
+        this.reportExpired(entry.key)
       }
     }
     return removed

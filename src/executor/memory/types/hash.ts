@@ -1,4 +1,5 @@
 import type { Database, TypedValue } from '../keyspace.js'
+import { NOTIFY_GENERIC, NOTIFY_HASH } from '../notify.js'
 import { MinHeap } from '../lib/min-heap.js'
 import { OrderedTable } from './ordered-table.js'
 
@@ -236,8 +237,20 @@ export class HashValue implements TypedValue {
  * this first (Redis 7.4 hides and reclaims expired fields on access).
  */
 export function purgeExpiredFields(db: Database, key: string, hash: HashValue, now: number): boolean {
-  if (hash.removeExpired(now) === 0 || hash.size > 0) return true
+  if (hash.removeExpired(now) === 0) return true
+  return fieldsExpired(db, key, hash)
+}
+
+/**
+ * After fields of `hash` expired: Redis 7.4's `hexpired` event, and the key deleted (`del`)
+ * when no field is left. Returns false when the hash is gone.
+ */
+function fieldsExpired(db: Database, key: string, hash: HashValue): boolean {
+  const notifier = db.shared.notifier
+  notifier?.emit(NOTIFY_HASH, 'hexpired', key, db.index)
+  if (hash.size > 0) return true
   db.remove(key)
+  notifier?.emit(NOTIFY_GENERIC, 'del', key, db.index)
   return false
 }
 
@@ -317,12 +330,11 @@ export function expireHashFields(db: Database, now: number): number {
     const { key, hash } = entry
     hash.registeredDeadline = Infinity
     if (db.data.get(key) !== hash) continue
-    removed += hash.removeExpired(now)
-    if (hash.size === 0) db.remove(key)
-    else {
-      const next = hash.nextDeadline()
-      if (next !== undefined) trackFieldDeadline(db, key, hash, next)
-    }
+    const expired = hash.removeExpired(now)
+    removed += expired
+    if (expired > 0 && !fieldsExpired(db, key, hash)) continue
+    const next = hash.nextDeadline()
+    if (next !== undefined) trackFieldDeadline(db, key, hash, next)
   }
   if (index.heap.size === 0) volatileIndexes.delete(db)
   return removed

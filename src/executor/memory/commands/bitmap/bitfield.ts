@@ -1,4 +1,5 @@
 import { ReplyError } from '../../../../reply.js'
+import { NOTIFY_STRING, notify } from '../../notify.js'
 import type { CommandContext, Out } from '../../command.js'
 import { NOT_INTEGER, SYNTAX } from '../../errors.js'
 import { integerReply, readInt64, readInteger } from '../../lib/numbers.js'
@@ -61,12 +62,16 @@ function bitfieldGeneric(ctx: CommandContext, argv: readonly string[], readOnlyC
   const tooLong = checkStringLength(ctx, length)
   if (tooLong !== null) return tooLong
   const bytes = toBytes(current, length)
-  let changed = current === undefined || bytes.length !== current.length
+  const grown = current === undefined || bytes.length !== current.length
+  let changed = grown
+  // Redis's `changes`: writes that ran and either grew the string or changed its bits.
+  let changes = 0
   const replies: Out[] = operations.map((operation) => {
     if (operation.kind === 'GET') return integerReply(readField(bytes, operation))
     const outcome = write(bytes, operation)
     if (outcome === null) return null
     changed ||= outcome.changed
+    if (grown || outcome.changed) changes++
     return integerReply(outcome.reply)
   })
   // Redis creates (or grows) the string before running the operations, even when they all FAIL.
@@ -76,6 +81,7 @@ function bitfieldGeneric(ctx: CommandContext, argv: readonly string[], readOnlyC
   }
   // Any write operation unshares the string first, which makes it raw even when nothing changed.
   if (operations.some((operation) => operation.kind !== 'GET')) ctx.db.setStringEncoding(key, 'raw')
+  if (changes > 0) notify(ctx, NOTIFY_STRING, 'setbit', key)
   return replies
 }
 

@@ -1,4 +1,5 @@
 import { ReplyError } from '../../../../reply.js'
+import { NOTIFY_GENERIC, NOTIFY_STRING, notify } from '../../notify.js'
 import type { CommandTable, CommandContext, Out } from '../../command.js'
 import { BIT_VALUE, NOT_INTEGER, SYNTAX } from '../../errors.js'
 import { readInteger } from '../../lib/numbers.js'
@@ -39,6 +40,7 @@ function setbit(ctx: CommandContext, argv: readonly string[]): Out {
   }
   // Redis unshares the value before looking at the bit, so even an unchanged string turns raw.
   ctx.db.setStringEncoding(key, 'raw')
+  if (padded !== current || previous !== bit) notify(ctx, NOTIFY_STRING, 'setbit', key)
   return previous
 }
 
@@ -133,15 +135,26 @@ function bitpos(ctx: CommandContext, argv: readonly string[]): Out {
   return range[1] + 1
 }
 
+/** The operations BITOP takes: Redis 2.6's four, and DIFF, DIFF1, ANDOR and ONE of Redis 8.2. */
+type BitOperation = 'AND' | 'OR' | 'XOR' | 'NOT' | 'DIFF' | 'DIFF1' | 'ANDOR' | 'ONE'
+const BIT_OPERATIONS: ReadonlySet<string> = new Set(['AND', 'OR', 'XOR', 'NOT', 'DIFF', 'DIFF1', 'ANDOR', 'ONE'])
+/** The operations that combine the first source with the union of the others. */
+const AGAINST_THE_OTHERS: ReadonlySet<BitOperation> = new Set(['DIFF', 'DIFF1', 'ANDOR'])
+
 /**
- * BITOP AND | OR | XOR | NOT destkey key [key ...]: the result is as long as the longest source
- * (shorter and missing ones read as zeros); an all-empty result deletes destkey. Replies the
- * length. The destination is overwritten whatever its type, and loses its TTL.
+ * BITOP AND | OR | XOR | NOT | DIFF | DIFF1 | ANDOR | ONE destkey key [key ...]: the result is as
+ * long as the longest source (shorter and missing ones read as zeros); an all-empty result
+ * deletes destkey. Replies the length. The destination is overwritten whatever its type, and
+ * loses its TTL. NOT takes one source; DIFF, DIFF1 and ANDOR at least two (Redis 8.2's checks,
+ * made before any key is read, with the operation named in upper case).
  */
 function bitop(ctx: CommandContext, argv: readonly string[]): Out {
   const operation = argv[1].toUpperCase()
-  if (operation !== 'AND' && operation !== 'OR' && operation !== 'XOR' && operation !== 'NOT') return SYNTAX
+  if (!BIT_OPERATIONS.has(operation)) return SYNTAX
   if (operation === 'NOT' && argv.length !== 4) return NOT_SINGLE_SOURCE
+  if (AGAINST_THE_OTHERS.has(operation as BitOperation) && argv.length < 5) {
+    return new ReplyError(`ERR BITOP ${operation} must be called with at least two source keys.`)
+  }
   const sources: string[] = []
   let longest = 0
   for (let i = 3; i < argv.length; i++) {
@@ -153,16 +166,18 @@ function bitop(ctx: CommandContext, argv: readonly string[]): Out {
   }
   const destination = argv[2]
   if (longest === 0) {
-    ctx.db.delete(destination, ctx.now)
+    if (ctx.db.delete(destination, ctx.now)) notify(ctx, NOTIFY_GENERIC, 'del', destination)
     return 0
   }
-  ctx.db.set(destination, fromBytes(combine(operation, sources, longest)))
+  ctx.db.reclaimIfExpired(destination, ctx)
+  ctx.db.set(destination, fromBytes(combine(operation as BitOperation, sources, longest)))
   ctx.db.setStringEncoding(destination, 'raw')
+  notify(ctx, NOTIFY_STRING, 'set', destination)
   return longest
 }
 
 /** The bytes of `operation` over `sources`, each zero-padded to `length`. */
-function combine(operation: 'AND' | 'OR' | 'XOR' | 'NOT', sources: readonly string[], length: number): Uint8Array {
+function combine(operation: BitOperation, sources: readonly string[], length: number): Uint8Array {
   const result = new Uint8Array(length)
   const first = sources[0]
   for (let j = 0; j < first.length; j++) result[j] = first.charCodeAt(j)
@@ -170,6 +185,8 @@ function combine(operation: 'AND' | 'OR' | 'XOR' | 'NOT', sources: readonly stri
     for (let j = 0; j < length; j++) result[j] = ~result[j]
     return result
   }
+  if (AGAINST_THE_OTHERS.has(operation)) return againstTheOthers(operation, result, sources)
+  if (operation === 'ONE') return exactlyOne(result, sources)
   for (let i = 1; i < sources.length; i++) {
     const source = sources[i]
     const shared = Math.min(source.length, length)
@@ -182,6 +199,42 @@ function combine(operation: 'AND' | 'OR' | 'XOR' | 'NOT', sources: readonly stri
       for (let j = 0; j < shared; j++) result[j] ^= source.charCodeAt(j)
     }
   }
+  return result
+}
+
+/**
+ * DIFF (first and none of the others), DIFF1 (any of the others and not the first), ANDOR (first
+ * and any of the others): `first` holds the first source, zero-padded; it becomes the result.
+ */
+function againstTheOthers(operation: BitOperation, first: Uint8Array, sources: readonly string[]): Uint8Array {
+  const others = new Uint8Array(first.length)
+  for (let i = 1; i < sources.length; i++) {
+    const source = sources[i]
+    const shared = Math.min(source.length, others.length)
+    for (let j = 0; j < shared; j++) others[j] |= source.charCodeAt(j)
+  }
+  for (let j = 0; j < first.length; j++) {
+    if (operation === 'DIFF') first[j] &= ~others[j]
+    else if (operation === 'DIFF1') first[j] = ~first[j] & others[j]
+    else first[j] &= others[j]
+  }
+  return first
+}
+
+/** ONE: the bits set in exactly one source. `result` holds the first source, zero-padded. */
+function exactlyOne(result: Uint8Array, sources: readonly string[]): Uint8Array {
+  // Bits seen in two sources or more; they are cleared at the end.
+  const seenTwice = new Uint8Array(result.length)
+  for (let i = 1; i < sources.length; i++) {
+    const source = sources[i]
+    const shared = Math.min(source.length, result.length)
+    for (let j = 0; j < shared; j++) {
+      const byte = source.charCodeAt(j)
+      seenTwice[j] |= result[j] & byte
+      result[j] |= byte
+    }
+  }
+  for (let j = 0; j < result.length; j++) result[j] &= ~seenTwice[j]
   return result
 }
 

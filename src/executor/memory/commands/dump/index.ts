@@ -1,4 +1,5 @@
 import { OK, ReplyError } from '../../../../reply.js'
+import { NOTIFY_GENERIC, notify } from '../../notify.js'
 import type { CommandContext, CommandTable, Out } from '../../command.js'
 import { NOT_INTEGER, SYNTAX } from '../../errors.js'
 import { typeOf, type Value } from '../../keyspace.js'
@@ -104,15 +105,19 @@ function restore(ctx: CommandContext, argv: readonly string[]): Out {
     if (error instanceof CorruptPayload) return BAD_DATA_FORMAT
     throw error
   }
-  if (options.replace) ctx.db.remove(key)
+  const deleted = options.replace && ctx.db.remove(key)
   const now = BigInt(ctx.now)
   const deadline = ttl === 0n || options.absoluteTtl ? ttl : BigInt.asIntN(64, ttl + now)
   // `checkAlreadyExpired`: a deadline at or before now. A 7.4 hash whose every field has expired
   // is left out the same way.
-  if ((deadline !== 0n && deadline <= now && !ctx.engine.loading) || (value instanceof HashValue && value.size === 0)) return OK
+  if ((deadline !== 0n && deadline <= now && !ctx.engine.loading) || (value instanceof HashValue && value.size === 0)) {
+    if (deleted) notify(ctx, NOTIFY_GENERIC, 'del', key)
+    return OK
+  }
   ctx.db.set(key, value)
   if (deadline !== 0n) setDeadline(ctx.db, key, deadline)
   if (value instanceof HashValue) trackVolatileHash(ctx.db, key, value)
+  notify(ctx, NOTIFY_GENERIC, 'restore', key)
   return OK
 }
 

@@ -1,4 +1,5 @@
 import { ReplyError } from '../../../../reply.js'
+import { NOTIFY_GENERIC, notify } from '../../notify.js'
 import type { CommandContext, CommandTable, Out } from '../../command.js'
 import { NOT_INTEGER, invalidExpire } from '../../errors.js'
 import type { Database } from '../../keyspace.js'
@@ -95,9 +96,11 @@ function expireKey(ctx: CommandContext, argv: readonly string[], base: bigint, u
   // `checkAlreadyExpired`: never while loading the AOF, whose deadlines may have passed since.
   if (at <= BigInt(ctx.now) && !ctx.engine.loading) {
     ctx.db.remove(key)
+    notify(ctx, NOTIFY_GENERIC, 'del', key)
     return 1
   }
   setDeadline(ctx.db, key, at)
+  notify(ctx, NOTIFY_GENERIC, 'expire', key)
   return 1
 }
 
@@ -152,7 +155,9 @@ function pexpiretime(ctx: CommandContext, argv: readonly string[]): Out {
 function persist(ctx: CommandContext, argv: readonly string[]): Out {
   const key = argv[1]
   if (!ctx.db.has(key, ctx.now)) return 0
-  return ctx.db.persist(key) ? 1 : 0
+  if (!ctx.db.persist(key)) return 0
+  notify(ctx, NOTIFY_GENERIC, 'persist', key)
+  return 1
 }
 
 /** Expiry commands. */

@@ -1,4 +1,5 @@
 import { OK, ReplyError, Status } from '../../../../reply.js'
+import { NOTIFY_GENERIC, notify } from '../../notify.js'
 import type { CommandContext, CommandTable, Out } from '../../command.js'
 import { DB_INDEX_OUT_OF_RANGE, NOT_INTEGER, NO_SUCH_KEY, SYNTAX } from '../../errors.js'
 import { typeOf, type Database, type TypedValue, type Value, type ValueType } from '../../keyspace.js'
@@ -39,7 +40,12 @@ function storeWithDeadline(db: Database, key: string, value: Value, at: bigint |
 /** DEL and UNLINK (the engine has no background freeing, so UNLINK is DEL). */
 function del(ctx: CommandContext, argv: readonly string[]): Out {
   let removed = 0
-  for (let i = 1; i < argv.length; i++) if (ctx.db.delete(argv[i], ctx.now)) removed++
+  for (let i = 1; i < argv.length; i++) {
+    if (ctx.db.delete(argv[i], ctx.now)) {
+      removed++
+      notify(ctx, NOTIFY_GENERIC, 'del', argv[i])
+    }
+  }
   return removed
 }
 
@@ -80,9 +86,14 @@ function copy(ctx: CommandContext, argv: readonly string[]): Out {
   if (target === ctx.db && source === destination) return SAME_OBJECT
   const value = ctx.db.read(source, ctx)
   if (value === undefined) return 0
-  if (target.has(destination, ctx.now) && !replace) return 0
+  if (target.has(destination, ctx.now)) {
+    if (!replace) return 0
+    // Redis deletes the old value and adds the copy as a new key (its `new` event included).
+    target.remove(destination)
+  }
   storeWithDeadline(target, destination, copyOf(value), readDeadline(ctx.db, source))
   ctx.db.carryStringEncoding(source, target, destination)
+  ctx.engine.notifier.emit(NOTIFY_GENERIC, 'copy_to', destination, target.index)
   return 1
 }
 
@@ -96,12 +107,17 @@ function renameKey(ctx: CommandContext, argv: readonly string[], onlyIfNew: bool
   const value = ctx.db.read(source, ctx)
   if (value === undefined) return NO_SUCH_KEY
   if (source === destination) return onlyIfNew ? 0 : OK
-  if (onlyIfNew && ctx.db.has(destination, ctx.now)) return 0
+  // The destination is looked up as Redis does: one whose TTL passed expires here.
+  if (ctx.db.has(destination, ctx.now) && onlyIfNew) return 0
   const deadline = readDeadline(ctx.db, source)
   const encoding = ctx.db.stringEncodings.get(source)
   ctx.db.remove(source)
+  // The destination is deleted, then added: a new key for `new`, as Redis's rename does.
+  ctx.db.remove(destination)
   storeWithDeadline(ctx.db, destination, value, deadline)
   if (encoding !== undefined) ctx.db.setStringEncoding(destination, encoding)
+  notify(ctx, NOTIFY_GENERIC, 'rename_from', source)
+  notify(ctx, NOTIFY_GENERIC, 'rename_to', destination)
   return onlyIfNew ? 1 : OK
 }
 

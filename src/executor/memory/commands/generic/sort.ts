@@ -1,4 +1,5 @@
 import { ReplyError } from '../../../../reply.js'
+import { NOTIFY_GENERIC, NOTIFY_LIST, notify } from '../../notify.js'
 import type { CommandContext, CommandTable, Out } from '../../command.js'
 import { NOT_INTEGER, SYNTAX, WRONGTYPE } from '../../errors.js'
 import type { TypedValue } from '../../keyspace.js'
@@ -265,8 +266,13 @@ function sortGeneric(ctx: CommandContext, argv: readonly string[], readOnly: boo
   }
   if (options.store === null) return chargedReply(ctx, output)
   const stored = output.map((item) => item ?? '')
-  if (stored.length > 0) ctx.db.set(options.store, new ListValue(stored))
-  else ctx.db.delete(options.store, ctx.now)
+  if (stored.length > 0) {
+    ctx.db.reclaimIfExpired(options.store, ctx)
+    ctx.db.set(options.store, new ListValue(stored))
+    notify(ctx, NOTIFY_LIST, 'sortstore', options.store)
+  } else if (ctx.db.delete(options.store, ctx.now)) {
+    notify(ctx, NOTIFY_GENERIC, 'del', options.store)
+  }
   return stored.length
 }
 

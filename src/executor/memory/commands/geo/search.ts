@@ -211,13 +211,18 @@ function hashReply(score: number): number | bigint {
   return -(2n ** 63n)
 }
 
+/** The event a STORE of this form reports (GEOSEARCHSTORE, or the GEORADIUS forms' STORE). */
+function storeEvent(form: SearchForm): string {
+  return form === 'searchstore' ? 'geosearchstore' : 'georadiusstore'
+}
+
 function searchGeneric(ctx: CommandContext, argv: readonly string[], form: SearchForm): Out {
   const sourceKey = argv[form === 'searchstore' ? 2 : 1]
   const zset = readZSet(ctx, sourceKey)
   if (zset instanceof ReplyError) return zset
   const request = parseSearch(argv, form, zset)
   if (request instanceof ReplyError) return request
-  if (zset === undefined) return request.storeKey === null ? [] : storeResult(ctx, request.storeKey, new ZSetValue())
+  if (zset === undefined) return request.storeKey === null ? [] : storeResult(ctx, request.storeKey, new ZSetValue(), storeEvent(form))
   const shape = request.shape!
   // COUNT needs the closest points, so it implies ASC, unless ANY takes the first ones found.
   const sort = request.count !== 0 && request.sort === 'none' && !request.any ? 'asc' : request.sort
@@ -235,7 +240,7 @@ function searchGeneric(ctx: CommandContext, argv: readonly string[], form: Searc
   if (request.storeKey !== null) {
     const entries = new Map<string, number>()
     for (let i = 0; i < returned; i++) entries.set(points[i].member, request.storeDist ? points[i].dist : points[i].score)
-    return storeResult(ctx, request.storeKey, ZSetValue.fromResult(entries, zsetLimits(ctx)))
+    return storeResult(ctx, request.storeKey, ZSetValue.fromResult(entries, zsetLimits(ctx)), storeEvent(form))
   }
   const options = Number(request.withDist) + Number(request.withHash) + Number(request.withCoord)
   const reply: Out[] = []

@@ -1,4 +1,5 @@
 import type { ReplyError } from '../../../../reply.js'
+import { NOTIFY_GENERIC, notify } from '../../notify.js'
 import type { CommandContext } from '../../command.js'
 import { WRONGTYPE } from '../../errors.js'
 import { DEFAULT_HASH_LIMITS, HashValue, purgeExpiredFields, type HashLimits } from '../../types/hash.js'
@@ -28,7 +29,10 @@ export function hashForWrite(ctx: CommandContext, key: string, existing: HashVal
 
 /** Deletes `key` when its hash has no field left (Redis never keeps empty collections). */
 export function deleteIfEmpty(ctx: CommandContext, key: string, hash: HashValue): void {
-  if (hash.size === 0 && ctx.db.data.get(key) === hash) ctx.db.remove(key)
+  if (hash.size === 0 && ctx.db.data.get(key) === hash) {
+    ctx.db.remove(key)
+    notify(ctx, NOTIFY_GENERIC, 'del', key)
+  }
 }
 
 /** `hash-max-listpack-entries` / `-value` as currently configured (CONFIG SET applies at once). */

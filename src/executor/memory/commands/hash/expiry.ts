@@ -1,4 +1,5 @@
 import { ReplyError } from '../../../../reply.js'
+import { NOTIFY_HASH, notify } from '../../notify.js'
 import type { CommandTable, CommandContext, Out } from '../../command.js'
 import { NOT_INTEGER, invalidExpire, wrongArity } from '../../errors.js'
 import { readInteger } from '../../lib/numbers.js'
@@ -104,6 +105,10 @@ function expireFields(ctx: CommandContext, argv: readonly string[], unitMs: numb
   hash.enableFieldExpiry()
   const codes: Out[] = []
   for (let i = fieldsAt + 2; i < argv.length; i++) codes.push(expireField(ctx, key, hash, argv[i], at, condition))
+  // Redis 7.4's hashTypeSetExDone: `hdel` when a deadline already past deleted fields (then
+  // `del` if none is left), else `hexpire` when a deadline was set.
+  const deleted = codes.includes(2)
+  if (deleted || codes.includes(1)) notify(ctx, NOTIFY_HASH, deleted ? 'hdel' : 'hexpire', key)
   deleteIfEmpty(ctx, key, hash)
   return codes
 }
@@ -184,6 +189,7 @@ function hpersist(ctx: CommandContext, argv: readonly string[]): Out {
     const field = argv[i]
     codes.push(!hash.has(field) ? -2 : hash.persist(field) ? 1 : -1)
   }
+  if (codes.includes(1)) notify(ctx, NOTIFY_HASH, 'hpersist', argv[1])
   return codes
 }
 

@@ -1,4 +1,5 @@
 import { OK, ReplyError } from '../../../../reply.js'
+import { NOTIFY_HASH, notify } from '../../notify.js'
 import type { CommandTable, CommandContext, Out } from '../../command.js'
 import {
   HASH_NOT_FLOAT,
@@ -43,6 +44,7 @@ function hset(ctx: CommandContext, argv: readonly string[]): Out {
   const hash = hashForWrite(ctx, argv[1], existing)
   let added = 0
   for (let i = 2; i < argv.length; i += 2) if (hash.set(argv[i], argv[i + 1], limits)) added++
+  notify(ctx, NOTIFY_HASH, 'hset', argv[1])
   return ctx.name === 'hmset' ? OK : added
 }
 
@@ -52,6 +54,7 @@ function hsetnx(ctx: CommandContext, argv: readonly string[]): Out {
   if (existing instanceof ReplyError) return existing
   if (existing?.has(field)) return 0
   hashForWrite(ctx, key, existing).set(field, value, hashLimits(ctx))
+  notify(ctx, NOTIFY_HASH, 'hset', key)
   return 1
 }
 
@@ -75,6 +78,7 @@ function hdel(ctx: CommandContext, argv: readonly string[]): Out {
   if (hash === undefined) return 0
   let deleted = 0
   for (let i = 2; i < argv.length; i++) if (hash.delete(argv[i])) deleted++
+  if (deleted > 0) notify(ctx, NOTIFY_HASH, 'hdel', argv[1])
   deleteIfEmpty(ctx, argv[1], hash)
   return deleted
 }
@@ -138,6 +142,7 @@ function hincrby(ctx: CommandContext, argv: readonly string[]): Out {
   if (next > INT64_MAX || next < INT64_MIN) return OVERFLOW
   // An increment rewrites the value but keeps the field's TTL (Redis 7.4: HASH_SET_KEEP_TTL).
   hashForWrite(ctx, key, existing).set(field, next.toString(), hashLimits(ctx), true)
+  notify(ctx, NOTIFY_HASH, 'hincrby', key)
   return integerReply(next)
 }
 
@@ -156,6 +161,7 @@ function hincrbyfloat(ctx: CommandContext, argv: readonly string[]): Out {
   if (!isFiniteLongDouble(sum)) return NAN_OR_INFINITY
   const text = formatLongDouble(sum)
   hashForWrite(ctx, key, existing).set(field, text, hashLimits(ctx), true)
+  notify(ctx, NOTIFY_HASH, 'hincrbyfloat', key)
   return text
 }
 

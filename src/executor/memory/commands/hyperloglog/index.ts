@@ -1,4 +1,5 @@
 import { OK, ReplyError, Status } from '../../../../reply.js'
+import { NOTIFY_STRING, notify } from '../../notify.js'
 import type { CommandContext, CommandTable, Out } from '../../command.js'
 import { WRONGTYPE } from '../../errors.js'
 import { HllBuffer } from '../../hll/buffer.js'
@@ -108,6 +109,7 @@ function pfadd(ctx: CommandContext, argv: readonly string[]): Out {
   if (updated === 0 || buffer === null) return 0
   buffer.bytes[CACHE_FLAG_OFFSET] |= STALE_CACHE
   store(ctx, key, buffer, created)
+  notify(ctx, NOTIFY_STRING, 'pfadd', key)
   return 1
 }
 
@@ -179,6 +181,7 @@ function pfmerge(ctx: CommandContext, argv: readonly string[]): Out {
   }
   buffer.bytes[CACHE_FLAG_OFFSET] |= STALE_CACHE
   store(ctx, key, buffer, created)
+  notify(ctx, NOTIFY_STRING, 'pfadd', key)
   return OK
 }
 

@@ -1,4 +1,5 @@
 import { OK, ReplyError } from '../../../../reply.js'
+import { NOTIFY_MODULE, notify } from '../../notify.js'
 import type { CommandContext, CommandTable, Out } from '../../command.js'
 import { SYNTAX, wrongArity } from '../../errors.js'
 import { JsonDocument, JsonFloat, JsonObject, cloneJson, isJsonInteger, toDouble, type JsonValue } from '../../types/json.js'
@@ -121,13 +122,16 @@ function jsonMset(ctx: CommandContext, argv: readonly string[]): Out {
   }
   for (const { key, document, updates, value } of planned) {
     if (updates !== null) {
-      if (updates.length > 0) applySet(document!, updates, value)
+      if (updates.length === 0) continue
+      applySet(document!, updates, value)
     } else {
       // A document this command created earlier is replaced in place, like any other.
       const current = ctx.db.read(key, ctx)
       if (current instanceof JsonDocument) current.root = value
       else ctx.db.set(key, new JsonDocument(value))
     }
+    // RedisJSON reports each key JSON.MSET changed (module class `d`).
+    notify(ctx, NOTIFY_MODULE, 'json.mset', key)
   }
   return OK
 }

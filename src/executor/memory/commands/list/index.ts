@@ -1,4 +1,5 @@
 import { NULL_ARRAY, OK, ReplyError } from '../../../../reply.js'
+import { NOTIFY_GENERIC, NOTIFY_LIST, notify } from '../../notify.js'
 import type { CommandTable, CommandContext, Out } from '../../command.js'
 import {
   COUNT_NOT_POSITIVE,
@@ -57,7 +58,17 @@ function push(list: ListValue, end: End, element: string): void {
 
 /** Deletes `key` once its list is empty: Redis never keeps an empty list. */
 function dropIfEmpty(ctx: CommandContext, key: string, list: ListValue): void {
-  if (list.length === 0) ctx.db.remove(key)
+  if (list.length === 0) {
+    ctx.db.remove(key)
+    notify(ctx, NOTIFY_GENERIC, 'del', key)
+  }
+}
+
+/** After elements were popped from `end`: the pop event, then `del` if the list is now empty
+ * (Redis's listElementsRemoved). */
+function elementsRemoved(ctx: CommandContext, key: string, list: ListValue, end: End): void {
+  notify(ctx, NOTIFY_LIST, end === 'head' ? 'lpop' : 'rpop', key)
+  dropIfEmpty(ctx, key, list)
 }
 
 /** LPUSH / RPUSH / LPUSHX / RPUSHX: `onlyIfExists` is the X forms. */
@@ -71,6 +82,7 @@ function pushElements(ctx: CommandContext, argv: readonly string[], end: End, on
     ctx.db.set(key, list)
   }
   for (let i = 2; i < argv.length; i++) push(list, end, argv[i])
+  notify(ctx, NOTIFY_LIST, end === 'head' ? 'lpush' : 'rpush', key)
   return list.length
 }
 
@@ -111,12 +123,13 @@ function popElements(ctx: CommandContext, argv: readonly string[], end: End): Ou
   if (list === undefined) return hasCount ? NULL_ARRAY : null
   if (!hasCount) {
     const element = pop(list, end)
-    dropIfEmpty(ctx, key, list)
+    elementsRemoved(ctx, key, list, end)
     return element
   }
+  if (count === 0) return []
   const popped: string[] = []
   while (popped.length < count && list.length > 0) popped.push(pop(list, end))
-  dropIfEmpty(ctx, key, list)
+  elementsRemoved(ctx, key, list, end)
   return popped
 }
 
@@ -153,6 +166,7 @@ function lset(ctx: CommandContext, argv: readonly string[]): Out {
   if (index < 0) index += list.length
   if (index < 0 || index >= list.length) return INDEX_OUT_OF_RANGE
   list.setAt(index, argv[3])
+  notify(ctx, NOTIFY_LIST, 'lset', argv[1])
   return OK
 }
 
@@ -191,8 +205,12 @@ function ltrim(ctx: CommandContext, argv: readonly string[]): Out {
   if (list instanceof ReplyError) return list
   if (list === undefined) return OK
   const range = clampRange(start, stop, list.length)
-  if (range === null) ctx.db.remove(key)
-  else list.trim(range[0], range[1])
+  if (range !== null) list.trim(range[0], range[1])
+  notify(ctx, NOTIFY_LIST, 'ltrim', key)
+  if (range === null) {
+    ctx.db.remove(key)
+    notify(ctx, NOTIFY_GENERIC, 'del', key)
+  }
   return OK
 }
 
@@ -205,6 +223,7 @@ function lrem(ctx: CommandContext, argv: readonly string[]): Out {
   if (list instanceof ReplyError) return list
   if (list === undefined) return 0
   const removed = list.removeMatching(argv[3], Math.abs(count), count < 0)
+  if (removed > 0) notify(ctx, NOTIFY_LIST, 'lrem', key)
   dropIfEmpty(ctx, key, list)
   return removed
 }
@@ -220,6 +239,7 @@ function linsert(ctx: CommandContext, argv: readonly string[]): Out {
   for (let i = 0; i < list.length; i++) {
     if (list.at(i) === pivot) {
       list.insertAt(where === 'after' ? i + 1 : i, argv[4])
+      notify(ctx, NOTIFY_LIST, 'linsert', argv[1])
       return list.length
     }
   }
@@ -304,7 +324,8 @@ function moveElement(ctx: CommandContext, sourceKey: string, destinationKey: str
     ctx.db.set(destinationKey, destination)
   }
   push(destination, to, element)
-  dropIfEmpty(ctx, sourceKey, source)
+  notify(ctx, NOTIFY_LIST, to === 'head' ? 'lpush' : 'rpush', destinationKey)
+  elementsRemoved(ctx, sourceKey, source, from)
   return element
 }
 
@@ -348,7 +369,7 @@ function lmpop(ctx: CommandContext, argv: readonly string[]): Out {
     if (list === undefined) continue
     const popped: string[] = []
     while (popped.length < count && list.length > 0) popped.push(pop(list, end))
-    dropIfEmpty(ctx, key, list)
+    elementsRemoved(ctx, key, list, end)
     return [key, popped]
   }
   return NULL_ARRAY

@@ -4,6 +4,7 @@
  * booleans, strict integers with bounds, memory values with units, enums, free text, and the
  * parameters with a syntax of their own (save, notify-keyspace-events, client-output-buffer-limit …).
  */
+import { formatEventClasses, parseEventClasses } from '../../notify.js'
 import { readInt64 } from '../../lib/numbers.js'
 
 /** Why CONFIG SET refused a value: the text after `CONFIG SET failed (…) - `. */
@@ -175,25 +176,14 @@ export function savePoints(): Parameter {
 }
 
 /**
- * Keyspace notification classes. CONFIG GET shows them normalized: `A` for the whole
- * `g$lshzxetd` set, then `K`, `E`, `m`; Redis 7.0 does not echo `n`.
+ * Keyspace notification classes (`notify.ts`). CONFIG GET shows them as Redis 7.0 does: `A` for
+ * the whole set (hiding `n`), else each class in Redis's order, then `K`, `E`, `m`.
  */
-const EVENT_CLASSES = 'g$lshzxetd'
 export function notifyKeyspaceEvents(): Parameter {
   const invalid = new InvalidValue("Invalid event class character. Use 'Ag$lshzxeKEtmdn'.")
   return define('notify-keyspace-events', '', (value) => {
-    const seen = new Set<string>()
-    for (const flag of value) {
-      if (flag === 'A') for (const member of EVENT_CLASSES) seen.add(member)
-      else if ('g$lshzxeKEtmdn'.includes(flag)) seen.add(flag)
-      else return invalid
-    }
-    let shown = ''
-    const all = [...EVENT_CLASSES].every((flag) => seen.has(flag))
-    if (all) shown = 'A'
-    else for (const flag of EVENT_CLASSES) if (seen.has(flag)) shown += flag
-    for (const flag of 'KEm') if (seen.has(flag)) shown += flag
-    return shown
+    const flags = parseEventClasses(value)
+    return flags === null ? invalid : formatEventClasses(flags)
   })
 }
 

@@ -64,7 +64,9 @@ function configSet(ctx: CommandContext, argv: readonly string[]): Out {
     chosen.push({ name: lower === parameter.name || lower === parameter.alias ? lower : parameter.name, parameter, value: argv[i + 1] })
   }
   const updates = new Map<string, string>()
+  const sent = new Map<string, string>()
   for (const { name, parameter, value } of chosen) {
+    sent.set(parameter.name, value)
     const current = updates.get(parameter.name) ?? ctx.engine.config.get(parameter.name) ?? parameter.defaultValue
     const parsed = parameter.parse(value, current)
     if (parsed instanceof InvalidValue) return setFailed(name, parsed.reason)
@@ -74,7 +76,7 @@ function configSet(ctx: CommandContext, argv: readonly string[]): Out {
   // Parameters with a live effect (appendonly, appendfsync …) apply before they are stored; a
   // refusal stops there, and what was applied before it stays, as Redis applies in order.
   for (const [name, value] of updates) {
-    const refused = applyLive(ctx, name, value)
+    const refused = applyLive(ctx, name, value, sent.get(name) ?? value)
     if (refused !== undefined) return setFailed(name, refused)
     ctx.engine.config.set(name, value)
   }
@@ -88,11 +90,12 @@ const SAVE_WITHOUT_DIRECTORY = 'persistence is off (no data directory): save poi
  * Runs the engine's live effect of a parameter, if it has one. `appendonly yes` without a data
  * directory has nothing to write to: it is refused rather than stored and ignored.
  */
-function applyLive(ctx: CommandContext, name: string, value: string): string | undefined {
+function applyLive(ctx: CommandContext, name: string, value: string, sent: string): string | undefined {
   const current = ctx.engine.config.get(name)
-  if (current === value) return undefined
+  // The shown text of notify-keyspace-events hides `n` under `A`: the same text may change flags.
+  if (current === value && name !== 'notify-keyspace-events') return undefined
   const apply = ctx.engine.configAppliers.get(name)
-  if (apply !== undefined) return apply(value)
+  if (apply !== undefined) return apply(value, sent)
   if (name === 'appendonly' && value === 'yes') return 'this executor has no data directory (start it with persistence options, or the CLI without --no-persistence)'
   return undefined
 }

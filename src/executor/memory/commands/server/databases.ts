@@ -1,4 +1,5 @@
 /** DBSIZE, FLUSHDB, FLUSHALL, SWAPDB and MOVE: whole-database operations. */
+import { NOTIFY_GENERIC, notify } from '../../notify.js'
 import { OK, ReplyError } from '../../../../reply.js'
 import type { CommandContext, Out } from '../../command.js'
 import { DB_INDEX_OUT_OF_RANGE, NOT_INTEGER, SYNTAX } from '../../errors.js'
@@ -91,6 +92,8 @@ function move(ctx: CommandContext, argv: readonly string[]): Out {
   if (expireAt !== undefined) destination.setExpire(key, expireAt)
   ctx.db.carryStringEncoding(key, destination, key)
   ctx.db.remove(key)
+  notify(ctx, NOTIFY_GENERIC, 'move_from', key)
+  ctx.engine.notifier.emit(NOTIFY_GENERIC, 'move_to', key, destination.index)
   return 1
 }
 

@@ -1,4 +1,5 @@
 import { ReplyError } from '../../../../reply.js'
+import { NOTIFY_GENERIC, NOTIFY_SET, notify } from '../../notify.js'
 import type { CommandTable, CommandContext, Out } from '../../command.js'
 import {
   NOT_INTEGER,
@@ -47,7 +48,10 @@ const configuredIntsetLimit = derivedFromConfig((config) => {
 
 /** Deletes `key` when its set has no member left (Redis never keeps empty collections). */
 function deleteIfEmpty(ctx: CommandContext, key: string, set: SetValue): void {
-  if (set.size === 0) ctx.db.remove(key)
+  if (set.size === 0) {
+    ctx.db.remove(key)
+    notify(ctx, NOTIFY_GENERIC, 'del', key)
+  }
 }
 
 function sadd(ctx: CommandContext, argv: readonly string[]): Out {
@@ -57,6 +61,7 @@ function sadd(ctx: CommandContext, argv: readonly string[]): Out {
   const limit = intsetLimit(ctx)
   let added = 0
   for (let i = 2; i < argv.length; i++) if (set.add(argv[i], limit)) added++
+  if (added > 0) notify(ctx, NOTIFY_SET, 'sadd', argv[1])
   return added
 }
 
@@ -66,6 +71,7 @@ function srem(ctx: CommandContext, argv: readonly string[]): Out {
   if (set === undefined) return 0
   let removed = 0
   for (let i = 2; i < argv.length; i++) if (set.delete(argv[i])) removed++
+  if (removed > 0) notify(ctx, NOTIFY_SET, 'srem', argv[1])
   deleteIfEmpty(ctx, argv[1], set)
   return removed
 }
@@ -108,10 +114,11 @@ function smove(ctx: CommandContext, argv: readonly string[]): Out {
   if (destination instanceof ReplyError) return destination
   if (source === destination) return source.has(member) ? 1 : 0
   if (!source.delete(member)) return 0
+  notify(ctx, NOTIFY_SET, 'srem', sourceKey)
   deleteIfEmpty(ctx, sourceKey, source)
   let target = destination
   if (target === undefined) ctx.db.set(destinationKey, (target = new SetValue()))
-  target.add(member, intsetLimit(ctx))
+  if (target.add(member, intsetLimit(ctx))) notify(ctx, NOTIFY_SET, 'sadd', destinationKey)
   return 1
 }
 
@@ -125,6 +132,7 @@ function spop(ctx: CommandContext, argv: readonly string[]): Out {
     if (set === undefined) return null
     const member = set.randomMember()
     set.delete(member)
+    notify(ctx, NOTIFY_SET, 'spop', key)
     deleteIfEmpty(ctx, key, set)
     return member
   }
@@ -133,10 +141,12 @@ function spop(ctx: CommandContext, argv: readonly string[]): Out {
   const set = readSet(ctx, key)
   if (set instanceof ReplyError) return set
   if (set === undefined || count === 0) return []
+  notify(ctx, NOTIFY_SET, 'spop', key)
   if (count >= set.size) {
     // The whole set, in its iteration order, and the key is gone.
     const members = set.members()
     ctx.db.remove(key)
+    notify(ctx, NOTIFY_GENERIC, 'del', key)
     return members
   }
   const remaining = set.size - count
@@ -250,7 +260,7 @@ function sinterstore(ctx: CommandContext, argv: readonly string[]): Out {
   const result = new SetValue()
   const limit = intsetLimit(ctx)
   intersect(sets, 0, (member) => result.add(member, limit))
-  return store(ctx, argv[1], result)
+  return store(ctx, argv[1], result, 'sinterstore')
 }
 
 /** `SINTERCARD numkeys key [key ...] [LIMIT limit]`: options are checked before the keys. */
@@ -320,7 +330,7 @@ function sunion(ctx: CommandContext, argv: readonly string[]): Out {
 function sunionstore(ctx: CommandContext, argv: readonly string[]): Out {
   const sets = readSets(ctx, argv.slice(2))
   if (sets instanceof ReplyError) return sets
-  return store(ctx, argv[1], union(sets, intsetLimit(ctx)))
+  return store(ctx, argv[1], union(sets, intsetLimit(ctx)), 'sunionstore')
 }
 
 function sdiff(ctx: CommandContext, argv: readonly string[]): Out {
@@ -332,16 +342,21 @@ function sdiff(ctx: CommandContext, argv: readonly string[]): Out {
 function sdiffstore(ctx: CommandContext, argv: readonly string[]): Out {
   const sets = readSets(ctx, argv.slice(2))
   if (sets instanceof ReplyError) return sets
-  return store(ctx, argv[1], difference(sets, intsetLimit(ctx)))
+  return store(ctx, argv[1], difference(sets, intsetLimit(ctx)), 'sdiffstore')
 }
 
 /**
  * The *STORE commands: the result replaces whatever `destination` held (any type, TTL dropped);
  * an empty result deletes it. Replies the result's size.
  */
-function store(ctx: CommandContext, destination: string, result: SetValue): Out {
-  if (result.size === 0) ctx.db.delete(destination, ctx.now)
-  else ctx.db.set(destination, result)
+function store(ctx: CommandContext, destination: string, result: SetValue, event: string): Out {
+  if (result.size === 0) {
+    if (ctx.db.delete(destination, ctx.now)) notify(ctx, NOTIFY_GENERIC, 'del', destination)
+  } else {
+    ctx.db.reclaimIfExpired(destination, ctx)
+    ctx.db.set(destination, result)
+    notify(ctx, NOTIFY_SET, event, destination)
+  }
   return result.size
 }
 

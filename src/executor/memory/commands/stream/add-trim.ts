@@ -1,6 +1,7 @@
 /**
  * XADD, XTRIM, XSETID and XLEN (Redis 7.0 `t_stream.c`).
  */
+import { NOTIFY_STREAM, notify } from '../../notify.js'
 import { OK, ReplyError } from '../../../../reply.js'
 import type { CommandContext, CommandTable, Out } from '../../command.js'
 import { NO_SUCH_KEY, NOT_INTEGER, SYNTAX, wrongArity } from '../../errors.js'
@@ -164,7 +165,8 @@ function xadd(ctx: CommandContext, argv: readonly string[]): Out {
   for (const element of pairs) dataBytes += element.length
   if (dataBytes > LISTPACK_MAX_SIZE) return XADD_TOO_LARGE
   stream.append(id, pairs, nodeLimits(ctx))
-  if (args.trim !== undefined) stream.trim(args.trim)
+  notify(ctx, NOTIFY_STREAM, 'xadd', key)
+  if (args.trim !== undefined && stream.trim(args.trim) > 0) notify(ctx, NOTIFY_STREAM, 'xtrim', key)
   return formatId(id)
 }
 
@@ -188,7 +190,9 @@ function xtrim(ctx: CommandContext, argv: readonly string[]): Out {
   const stream = readStream(ctx, argv[1])
   if (stream instanceof ReplyError) return stream
   if (stream === undefined) return 0
-  return stream.trim(args.trim!)
+  const trimmed = stream.trim(args.trim!)
+  if (trimmed > 0) notify(ctx, NOTIFY_STREAM, 'xtrim', argv[1])
+  return trimmed
 }
 
 /** XLEN key: live entries, 0 for a missing key. */
@@ -233,6 +237,7 @@ function xsetid(ctx: CommandContext, argv: readonly string[]): Out {
   stream.lastId = id
   if (entriesAdded !== undefined) stream.entriesAdded = entriesAdded
   if (maxDeletedId !== undefined && !isZeroId(maxDeletedId)) stream.maxDeletedId = maxDeletedId
+  notify(ctx, NOTIFY_STREAM, 'xsetid', argv[1])
   return OK
 }
 

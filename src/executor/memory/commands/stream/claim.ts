@@ -21,7 +21,7 @@ import {
   type StreamId,
   type U64,
 } from '../../types/stream-id.js'
-import { entryReply, errorArg, INVALID_ID, keyword, noKeyOrGroup, parseIntervalStart, readStream } from './common.js'
+import { activeConsumer, entryReply, errorArg, INVALID_ID, keyword, noKeyOrGroup, parseIntervalStart, readStream } from './common.js'
 
 const XCLAIM_MIN_IDLE = new ReplyError('ERR Invalid min-idle-time argument for XCLAIM')
 const XCLAIM_IDLE = new ReplyError('ERR Invalid IDLE option argument for XCLAIM')
@@ -135,7 +135,7 @@ function xclaim(ctx: CommandContext, argv: readonly string[]): Out {
     if (entry === undefined) continue
     // An entry FORCE just created has no owner yet and no idle time to check.
     if (entry.consumer !== null && minIdle !== 0 && now - entry.deliveryTime < minIdle) continue
-    consumer ??= group.activeConsumer(argv[3], now)
+    consumer ??= activeConsumer(ctx, argv[1], group, argv[3], now)
     entry.deliveryTime = deliveryTime
     if (options.retryCount !== null) entry.deliveryCount = options.retryCount
     else if (!options.justId) countDelivery(entry)
@@ -191,7 +191,7 @@ function xautoclaim(ctx: CommandContext, argv: readonly string[]): Out {
       continue
     }
     if (minIdle !== 0 && now - entry.deliveryTime < minIdle) continue
-    consumer ??= group.activeConsumer(argv[3], now)
+    consumer ??= activeConsumer(ctx, argv[1], group, argv[3], now)
     entry.deliveryTime = now
     if (!justId) countDelivery(entry)
     group.assign(entry, consumer)

@@ -2,11 +2,12 @@
  * What the stream commands share: the stream lookup, ID arguments, reply shapes and Redis's
  * stream error texts.
  */
+import { NOTIFY_STREAM, notify } from '../../notify.js'
 import { ReplyError } from '../../../../reply.js'
 import type { CommandContext, Out } from '../../command.js'
 import { WRONGTYPE } from '../../errors.js'
 import { StreamValue, type NodeLimits, type StreamEntry } from '../../types/stream.js'
-import type { PendingEntry } from '../../types/stream-group.js'
+import type { Consumer, ConsumerGroup, PendingEntry } from '../../types/stream-group.js'
 import {
   asInt64,
   cString,
@@ -23,6 +24,17 @@ import {
 export const INVALID_ID = new ReplyError('ERR Invalid stream ID specified as stream command argument')
 export const INVALID_START = new ReplyError('ERR invalid start ID for the interval')
 export const INVALID_END = new ReplyError('ERR invalid end ID for the interval')
+
+/**
+ * The consumer a read or a claim acts as (`streamLookupConsumer`, then `streamCreateConsumer`):
+ * created when absent, reported `xgroup-createconsumer` then, and seen now either way.
+ */
+export function activeConsumer(ctx: CommandContext, key: string, group: ConsumerGroup, name: string, now: number): Consumer {
+  const created = !group.consumers.has(name)
+  const consumer = group.activeConsumer(name, now)
+  if (created) notify(ctx, NOTIFY_STREAM, 'xgroup-createconsumer', key)
+  return consumer
+}
 
 /** The stream at `key`: the value, undefined when missing, or WRONGTYPE. */
 export function readStream(ctx: CommandContext, key: string): StreamValue | undefined | ReplyError {

@@ -4,6 +4,7 @@
  * https://redis.io/docs/latest/commands/xackdel/). The 8.2 commands are newer than the reference
  * server; their texts and codes follow the Redis 8.2 documentation and test suite.
  */
+import { NOTIFY_STREAM, notify } from '../../notify.js'
 import { ReplyError } from '../../../../reply.js'
 import type { CommandContext, CommandTable, Out } from '../../command.js'
 import { SYNTAX } from '../../errors.js'
@@ -38,6 +39,7 @@ function xdel(ctx: CommandContext, argv: readonly string[]): Out {
   if (ids instanceof ReplyError) return ids
   let deleted = 0
   for (const id of ids) if (stream.delete(id)) deleted++
+  if (deleted > 0) notify(ctx, NOTIFY_STREAM, 'xdel', argv[1])
   return deleted
 }
 

@@ -1,6 +1,7 @@
 /**
  * XGROUP (CREATE, SETID, DESTROY, CREATECONSUMER, DELCONSUMER, HELP) and XPENDING (Redis 7.0).
  */
+import { NOTIFY_STREAM, notify } from '../../notify.js'
 import { OK, ReplyError, Status, NULL_ARRAY } from '../../../../reply.js'
 import type { CommandContext, CommandTable, Out } from '../../command.js'
 import { NOT_INTEGER, SYNTAX } from '../../errors.js'
@@ -121,6 +122,7 @@ function xgroupCreate(ctx: CommandContext, argv: readonly string[]): Out {
   const name = argv[3]
   if (stream.groups.has(name)) return BUSYGROUP
   stream.groups.set(name, new ConsumerGroup(name, lastId, target.entriesRead))
+  notify(ctx, NOTIFY_STREAM, 'xgroup-create', argv[2])
   return OK
 }
 
@@ -142,6 +144,7 @@ function xgroupSetid(ctx: CommandContext, argv: readonly string[]): Out {
   }
   group.lastId = lastId
   group.entriesRead = target.entriesRead
+  notify(ctx, NOTIFY_STREAM, 'xgroup-setid', argv[2])
   return OK
 }
 
@@ -151,6 +154,7 @@ function xgroupDestroy(ctx: CommandContext, argv: readonly string[]): Out {
   if (target instanceof ReplyError) return target
   if (target.group === undefined) return 0
   target.stream!.groups.delete(target.group.name)
+  notify(ctx, NOTIFY_STREAM, 'xgroup-destroy', argv[2])
   return 1
 }
 
@@ -161,6 +165,7 @@ function xgroupCreateConsumer(ctx: CommandContext, argv: readonly string[]): Out
   const group = target.group!
   if (group.consumers.has(argv[4])) return 0
   group.consumer(argv[4], ctx.now)
+  notify(ctx, NOTIFY_STREAM, 'xgroup-createconsumer', argv[2])
   return 1
 }
 
@@ -170,7 +175,10 @@ function xgroupDelConsumer(ctx: CommandContext, argv: readonly string[]): Out {
   if (target instanceof ReplyError) return target
   const group = target.group!
   const consumer = group.consumers.get(argv[4])
-  return consumer === undefined ? 0 : group.deleteConsumer(consumer)
+  if (consumer === undefined) return 0
+  const pending = group.deleteConsumer(consumer)
+  notify(ctx, NOTIFY_STREAM, 'xgroup-delconsumer', argv[2])
+  return pending
 }
 
 function xgroupHelp(): Out {

@@ -23,6 +23,7 @@ import {
   type StreamId,
 } from '../../types/stream-id.js'
 import {
+  activeConsumer,
   entriesReply,
   entryReply,
   INVALID_ID,
@@ -182,7 +183,7 @@ function readCommand(ctx: CommandContext, argv: readonly string[], groupMode: bo
     const served =
       target.group === undefined
         ? readPlain(stream, target.after, options.count)
-        : readGroup(ctx, stream, target.group, target.after, options)
+        : readGroup(ctx, target.key, stream, target.group, target.after, options)
     if (served !== null) reply.push([target.key, served])
   }
   return reply.length === 0 ? NULL_ARRAY : reply
@@ -201,6 +202,7 @@ function readPlain(stream: StreamValue, after: StreamId, count: number): Out[] |
  */
 function readGroup(
   ctx: CommandContext,
+  key: string,
   stream: StreamValue,
   group: ConsumerGroup,
   after: StreamId,
@@ -212,7 +214,7 @@ function readGroup(
     if (last === undefined || compareIds(last, group.lastId) <= 0) return null
     after = group.lastId
   }
-  const consumer = group.activeConsumer(options.consumerName, ctx.now)
+  const consumer = activeConsumer(ctx, key, group, options.consumerName, ctx.now)
   const start = nextId(after) ?? MIN_ID
   if (history) return readHistory(ctx, stream, consumer, start, options.count)
   return deliver(ctx, stream, group, consumer, stream.range(start, MAX_ID, options.count), options.noAck)

@@ -1,4 +1,5 @@
 import { ReplyError } from '../../../../reply.js'
+import { NOTIFY_STRING, notify } from '../../notify.js'
 import type { CommandContext, Out } from '../../command.js'
 import { NAN_OR_INFINITY, NOT_FLOAT, NOT_INTEGER, OVERFLOW } from '../../errors.js'
 import { readInt64, integerReply } from '../../lib/numbers.js'
@@ -50,6 +51,7 @@ function incrementBy(ctx: CommandContext, key: string, delta: bigint | number): 
       const next = base + delta
       if (Number.isSafeInteger(next)) {
         ctx.db.update(key, String(next))
+        notify(ctx, NOTIFY_STRING, 'incrby', key)
         return next
       }
     }
@@ -60,6 +62,7 @@ function incrementBy(ctx: CommandContext, key: string, delta: bigint | number): 
   const next = base + delta
   if (next > INT64_MAX || next < INT64_MIN) return OVERFLOW
   ctx.db.update(key, next.toString())
+  notify(ctx, NOTIFY_STRING, 'incrby', key)
   return integerReply(next)
 }
 
@@ -110,5 +113,6 @@ export function incrbyfloat(ctx: CommandContext, argv: readonly string[]): Out {
   ctx.db.update(key, text)
   // The result is stored as a new short string, never as an integer (`INCRBYFLOAT k 1` on 1 is embstr).
   if (text.length <= 44) ctx.db.setStringEncoding(key, 'embstr')
+  notify(ctx, NOTIFY_STRING, 'incrbyfloat', key)
   return text
 }

@@ -1,4 +1,5 @@
 import { OK, ReplyError } from '../../../../reply.js'
+import { NOTIFY_GENERIC, NOTIFY_STRING, notify } from '../../notify.js'
 import type { CommandTable, CommandContext, Out } from '../../command.js'
 import { NOT_INTEGER, wrongArity } from '../../errors.js'
 import { readInteger } from '../../lib/numbers.js'
@@ -28,6 +29,7 @@ function getdel(ctx: CommandContext, argv: readonly string[]): Out {
   if (value === undefined) return null
   if (value instanceof ReplyError) return value
   ctx.db.remove(key)
+  notify(ctx, NOTIFY_GENERIC, 'del', key)
   return value
 }
 
@@ -37,6 +39,7 @@ function getset(ctx: CommandContext, argv: readonly string[]): Out {
   const old = readString(ctx, key)
   if (old instanceof ReplyError) return old
   ctx.db.set(key, value)
+  notify(ctx, NOTIFY_STRING, 'set', key)
   return old ?? null
 }
 
@@ -53,7 +56,7 @@ function mget(ctx: CommandContext, argv: readonly string[]): Out {
 /** MSET key value [key value ...]: an odd pair count is reported as wrong arity. */
 function mset(ctx: CommandContext, argv: readonly string[]): Out {
   if (argv.length % 2 === 0) return wrongArity(ctx.name)
-  for (let i = 1; i < argv.length; i += 2) ctx.db.set(argv[i], argv[i + 1])
+  setPairs(ctx, argv)
   return OK
 }
 
@@ -61,8 +64,18 @@ function mset(ctx: CommandContext, argv: readonly string[]): Out {
 function msetnx(ctx: CommandContext, argv: readonly string[]): Out {
   if (argv.length % 2 === 0) return wrongArity(ctx.name)
   for (let i = 1; i < argv.length; i += 2) if (ctx.db.has(argv[i], ctx.now)) return 0
-  for (let i = 1; i < argv.length; i += 2) ctx.db.set(argv[i], argv[i + 1])
+  setPairs(ctx, argv)
   return 1
+}
+
+/** The writes of MSET and MSETNX, each reported `set` as it is made. */
+function setPairs(ctx: CommandContext, argv: readonly string[]): void {
+  for (let i = 1; i < argv.length; i += 2) {
+    // A key whose TTL passed is reclaimed (and reported expired) before it is written anew.
+    ctx.db.reclaimIfExpired(argv[i], ctx)
+    ctx.db.set(argv[i], argv[i + 1])
+    notify(ctx, NOTIFY_STRING, 'set', argv[i])
+  }
 }
 
 /** STRLEN key */
@@ -79,6 +92,7 @@ function append(ctx: CommandContext, argv: readonly string[]): Out {
   if (current instanceof ReplyError) return current
   if (current === undefined) {
     ctx.db.set(key, suffix)
+    notify(ctx, NOTIFY_STRING, 'append', key)
     return suffix.length
   }
   const tooLong = checkStringLength(ctx, current.length + suffix.length)
@@ -86,6 +100,7 @@ function append(ctx: CommandContext, argv: readonly string[]): Out {
   const next = current + suffix
   ctx.db.update(key, next)
   ctx.db.setStringEncoding(key, 'raw')
+  notify(ctx, NOTIFY_STRING, 'append', key)
   return next.length
 }
 
@@ -131,6 +146,7 @@ function setrange(ctx: CommandContext, argv: readonly string[]): Out {
   if (current === undefined) ctx.db.set(key, next)
   else ctx.db.update(key, next)
   ctx.db.setStringEncoding(key, 'raw')
+  notify(ctx, NOTIFY_STRING, 'setrange', key)
   return next.length
 }
 

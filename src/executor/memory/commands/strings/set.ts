@@ -1,4 +1,5 @@
 import { OK, ReplyError } from '../../../../reply.js'
+import { NOTIFY_GENERIC, NOTIFY_STRING, notify } from '../../notify.js'
 import type { CommandContext, Out } from '../../command.js'
 import { NOT_INTEGER, SYNTAX, invalidExpire } from '../../errors.js'
 import { readInt64 } from '../../lib/numbers.js'
@@ -98,6 +99,8 @@ function setGeneric(ctx: CommandContext, key: string, value: string, options: Ex
   else ctx.db.set(key, value)
   // A deadline already past is stored as is: the key then expires on its next access (Redis 7.0).
   if (at !== undefined) ctx.db.setExpire(key, at)
+  notify(ctx, NOTIFY_STRING, 'set', key)
+  if (at !== undefined) notify(ctx, NOTIFY_GENERIC, 'expire', key)
   return options.get ? old ?? null : written
 }
 
@@ -107,6 +110,7 @@ export function set(ctx: CommandContext, argv: readonly string[]): Out {
     // No option: setGeneric's lookup only matters for a key whose TTL has passed.
     ctx.db.reclaimIfExpired(argv[1], ctx)
     ctx.db.set(argv[1], argv[2])
+    notify(ctx, NOTIFY_STRING, 'set', argv[1])
     return OK
   }
   const options = parseExtendedOptions(argv, 3, true)
@@ -145,10 +149,15 @@ export function getex(ctx: CommandContext, argv: readonly string[]): Out {
     const { option, amount } = options.expire
     const at = expireAt(ctx, option, amount)
     if (typeof at !== 'number') return at
-    if ((option === 'EXAT' || option === 'PXAT') && at <= ctx.now && !ctx.engine.loading) ctx.db.remove(key)
-    else ctx.db.setExpire(key, at)
+    if ((option === 'EXAT' || option === 'PXAT') && at <= ctx.now && !ctx.engine.loading) {
+      ctx.db.remove(key)
+      notify(ctx, NOTIFY_GENERIC, 'del', key)
+    } else {
+      ctx.db.setExpire(key, at)
+      notify(ctx, NOTIFY_GENERIC, 'expire', key)
+    }
   } else if (options.persist) {
-    ctx.db.persist(key)
+    if (ctx.db.persist(key)) notify(ctx, NOTIFY_GENERIC, 'persist', key)
   }
   return value
 }

@@ -1,4 +1,5 @@
 import { ReplyError } from '../../../../reply.js'
+import { NOTIFY_GENERIC, NOTIFY_ZSET, notify } from '../../notify.js'
 import type { CommandContext } from '../../command.js'
 import { WRONGTYPE } from '../../errors.js'
 import { DEFAULT_ZSET_LIMITS, ZSetValue, type ZSetLimits } from '../../types/zset.js'
@@ -33,15 +34,23 @@ function configNumber(config: ReadonlyMap<string, string>, name: string, fallbac
 
 /** Deletes `key` when its sorted set has no member left (Redis never keeps empty collections). */
 export function deleteIfEmpty(ctx: CommandContext, key: string, zset: ZSetValue): void {
-  if (zset.size === 0) ctx.db.remove(key)
+  if (zset.size === 0) {
+    ctx.db.remove(key)
+    notify(ctx, NOTIFY_GENERIC, 'del', key)
+  }
 }
 
 /**
  * The *STORE commands: the result replaces whatever `destination` held (any type, TTL dropped);
  * an empty result deletes it. Replies the result's size.
  */
-export function storeResult(ctx: CommandContext, destination: string, result: ZSetValue): number {
-  if (result.size === 0) ctx.db.delete(destination, ctx.now)
-  else ctx.db.set(destination, result)
+export function storeResult(ctx: CommandContext, destination: string, result: ZSetValue, event: string): number {
+  if (result.size === 0) {
+    if (ctx.db.delete(destination, ctx.now)) notify(ctx, NOTIFY_GENERIC, 'del', destination)
+  } else {
+    ctx.db.reclaimIfExpired(destination, ctx)
+    ctx.db.set(destination, result)
+    notify(ctx, NOTIFY_ZSET, event, destination)
+  }
   return result.size
 }

@@ -1,4 +1,5 @@
 import { ReplyError } from '../../../../reply.js'
+import { NOTIFY_ZSET, notify } from '../../notify.js'
 import type { CommandContext, Out } from '../../command.js'
 import { NOT_FLOAT, SYNTAX } from '../../errors.js'
 import { ZSetValue } from '../../types/zset.js'
@@ -77,7 +78,10 @@ export function zaddGeneric(ctx: CommandContext, argv: readonly string[], incr: 
         if (flags.nx) continue
         if (flags.incr) {
           score += current
-          if (Number.isNaN(score)) return NAN_SCORE
+          if (Number.isNaN(score)) {
+            if (added + updated > 0) notify(ctx, NOTIFY_ZSET, 'zincr', key)
+            return NAN_SCORE
+          }
         }
         // GT/LT: only a strictly greater / smaller score updates.
         if ((flags.lt && score >= current) || (flags.gt && score <= current)) continue
@@ -91,6 +95,7 @@ export function zaddGeneric(ctx: CommandContext, argv: readonly string[], incr: 
       lastScore = score
     }
   }
+  if (added + updated > 0) notify(ctx, NOTIFY_ZSET, flags.incr ? 'zincr' : 'zadd', key)
   if (flags.incr) return processed > 0 ? formatScore(lastScore) : null
   return flags.ch ? added + updated : added
 }

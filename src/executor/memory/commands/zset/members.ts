@@ -1,4 +1,5 @@
 import { NULL_ARRAY, ReplyError } from '../../../../reply.js'
+import { NOTIFY_ZSET, notify } from '../../notify.js'
 import type { CommandContext, Out } from '../../command.js'
 import { NOT_INTEGER, SYNTAX } from '../../errors.js'
 import { readInt64 } from '../../lib/numbers.js'
@@ -77,6 +78,7 @@ function zrem(ctx: CommandContext, argv: readonly string[]): Out {
   if (zset === undefined) return 0
   let removed = 0
   for (let i = 2; i < argv.length; i++) if (zset.delete(argv[i])) removed++
+  if (removed > 0) notify(ctx, NOTIFY_ZSET, 'zrem', argv[1])
   deleteIfEmpty(ctx, argv[1], zset)
   return removed
 }

@@ -1,4 +1,6 @@
 import { NULL_ARRAY, ReplyError } from '../../../../reply.js'
+import { NOTIFY_ZSET, notify } from '../../notify.js'
+import { deleteIfEmpty } from './access.js'
 import type { CommandContext, Out } from '../../command.js'
 import { COUNT_NOT_POSITIVE, NOT_POSITIVE, NUMKEYS_NOT_POSITIVE, SYNTAX } from '../../errors.js'
 import { readInteger } from '../../lib/numbers.js'
@@ -25,7 +27,8 @@ function popEntries(ctx: CommandContext, key: string, zset: ZSetValue, end: End,
     else cursor.prev()
   }
   for (const [member] of popped) zset.delete(member)
-  if (zset.size === 0) ctx.db.remove(key)
+  if (taken > 0) notify(ctx, NOTIFY_ZSET, end === 'min' ? 'zpopmin' : 'zpopmax', key)
+  deleteIfEmpty(ctx, key, zset)
   return popped
 }
 

@@ -1,9 +1,10 @@
 import { ReplyError } from '../../../../reply.js'
+import { NOTIFY_ZSET, notify } from '../../notify.js'
 import type { CommandContext, Out } from '../../command.js'
 import { NOT_INTEGER, SYNTAX } from '../../errors.js'
 import { readInteger } from '../../lib/numbers.js'
 import { ZSetValue } from '../../types/zset.js'
-import { readZSet, storeResult, zsetLimits } from './access.js'
+import { deleteIfEmpty, readZSet, storeResult, zsetLimits } from './access.js'
 import {
   LEX_RANGE_ERROR,
   SCORE_RANGE_ERROR,
@@ -192,13 +193,13 @@ function zrangestore(ctx: CommandContext, argv: readonly string[]): Out {
   if (parsed instanceof ReplyError) return parsed
   const zset = readZSet(ctx, argv[2])
   if (zset instanceof ReplyError) return zset
-  if (zset === undefined) return storeResult(ctx, argv[1], new ZSetValue())
+  if (zset === undefined) return storeResult(ctx, argv[1], new ZSetValue(), 'zrangestore')
   const entries: [string, number][] = []
   const hint = visitRange(zset, parsed.request, (member, score) => entries.push([member, score]))
   const limits = zsetLimits(ctx)
   const result = new ZSetValue(hint > limits.entries ? 'skiplist' : 'listpack')
   for (const [member, score] of entries) result.add(member, score, limits)
-  return storeResult(ctx, argv[1], result)
+  return storeResult(ctx, argv[1], result, 'zrangestore')
 }
 
 // ---- ZCOUNT, ZLEXCOUNT ----
@@ -241,7 +242,8 @@ function zlexcount(ctx: CommandContext, argv: readonly string[]): Out {
 /** Removes the given members (collected first: the tree must not change under a cursor). */
 function removeMembers(ctx: CommandContext, key: string, zset: ZSetValue, members: readonly string[]): number {
   for (const member of members) zset.delete(member)
-  if (zset.size === 0) ctx.db.remove(key)
+  if (members.length > 0) notify(ctx, NOTIFY_ZSET, ctx.name, key)
+  deleteIfEmpty(ctx, key, zset)
   return members.length
 }
 

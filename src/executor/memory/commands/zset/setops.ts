@@ -178,7 +178,7 @@ function replyGeneric(ctx: CommandContext, argv: readonly string[], operation: O
 function storeGeneric(ctx: CommandContext, argv: readonly string[], operation: Operation): Out {
   const parsed = parseSetOperation(ctx, argv, 2, operation, true, false)
   if (parsed instanceof ReplyError) return parsed
-  return storeResult(ctx, argv[1], ZSetValue.fromResult(combine(operation, parsed), zsetLimits(ctx)))
+  return storeResult(ctx, argv[1], ZSetValue.fromResult(combine(operation, parsed), zsetLimits(ctx)), ctx.name)
 }
 
 function zunion(ctx: CommandContext, argv: readonly string[]): Out {
