@@ -97,7 +97,7 @@ export interface AttemptLog {
   readonly attempt: number
   readonly at: number
   readonly durationMs?: number
-  /** `delivered`, `retry`, `failed`, `superseded`, `canceled`, `replayed`, `created`. */
+  /** `delivered`, `retry`, `failed`, `superseded`, `canceled`, `replayed`, `created`, `recovered` (due again after its process stopped mid-delivery). */
   readonly outcome: string
   readonly status?: number
   readonly error?: string
