@@ -17,6 +17,7 @@
  * - `msg:<id>:log`        list  attempt log entries (JSON), the last 50
  * - `lock:msg:<id>`       string lease of the process delivering the message
  * - `lock:run:<id>`       string short lock for changes to one run
+ * - `credentials`         hash  the CLI's generated token and signing keys (credentials.ts)
  */
 import { randomUUID } from 'node:crypto'
 import type { Executor } from '../executor/executor.js'

@@ -6,7 +6,7 @@
  * repeated; plain messages that were delayed, being delivered or dead-lettered when the process
  * died are delivered (or kept) after the restart.
  */
-import { mkdtempSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -220,6 +220,32 @@ describe('kill -9 of restis queue with messages waiting', () => {
       expect(messages).toEqual([expect.objectContaining({ messageId: dead.messageId, responseStatus: 500, responseBody: 'always failing' })])
       expect(destination.count('/fail')).toBe(1)
       expect(await stopProcess(second.child, 'SIGTERM')).toBe(0)
+    } finally {
+      destination.hold.release()
+      await target.close()
+    }
+  })
+})
+
+describe('SIGTERM of restis queue', () => {
+  test('stops taking work, saves, exits 0; the delivery it abandoned is delivered after the restart', async () => {
+    const dir = tempDir()
+    const flags = ['--dir', dir, '--token', 'graceful', '--current-signing-key', 'sig_one', '--next-signing-key', 'sig_two']
+    const first = await launch(['--port', '0', ...flags])
+    const destination = new Destination()
+    const target = await listenServer(createServer(destination.handle))
+    try {
+      await api(first, `/v2/publish/${target.url}/hold`, { method: 'POST', body: 'held' })
+      await destination.hold.entered
+      expect(await stopProcess(first.child, 'SIGTERM')).toBe(0)
+      expect(first.output()).toContain('restis queue: SIGTERM, shutting down\n')
+      expect(existsSync(join(dir, 'dump.rdb'))).toBe(true)
+      expect(existsSync(join(dir, 'queue.pid'))).toBe(false)
+      const second = await launch(['--port', '0', ...flags])
+      expect(second.output()).toContain('resumed: 1 deliveries in flight when the last process stopped are due again\n')
+      await destination.reached('/hold', 2)
+      expect(destination.arrivals.filter((arrival) => arrival.path === '/hold').map((arrival) => arrival.body)).toEqual(['held', 'held'])
+      expect(await stopProcess(second.child, 'SIGINT')).toBe(0)
     } finally {
       destination.hold.release()
       await target.close()
