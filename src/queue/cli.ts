@@ -142,35 +142,49 @@ function freshCredentials(given: Partial<QueueCredentials>): ResolvedCredentials
   return { token, currentSigningKey, nextSigningKey, origin: { token: tokenOrigin, currentSigningKey: currentOrigin, nextSigningKey: nextOrigin } }
 }
 
+/** State in Redis: other processes may share it, so leases are left to expire. */
+async function openRedis(url: string, given: Partial<QueueCredentials>): Promise<QueueState> {
+  const executor = new RedisExecutor({ url })
+  const prefix = await queuePrefix(executor)
+  const credentials = await resolveCredentials(executor, prefix ?? new QueueStore(executor).prefix, given).catch(async (error: unknown) => {
+    await executor.close()
+    throw new Error(`cannot read the queue's kept token and keys from ${redact(url)}: ${(error as Error).message}`)
+  })
+  return { executor, prefix, credentials, recovered: 0 }
+}
+
 /**
- * Opens the state: Redis, or the in-memory engine loaded from the data directory (locked for this
- * process). Secrets not given are kept with durable state; in a state only this process uses, the
- * deliveries a killed process left in flight are released at once.
+ * State in the in-memory engine, loaded from the data directory, which this process locks: no
+ * other live process can hold a lease on it, so the deliveries a killed process left in flight
+ * are released at once.
  */
-async function openState(settings: QueueSettings): Promise<QueueState> {
-  const given = { token: settings.token, currentSigningKey: settings.current, nextSigningKey: settings.next }
-  if (settings.redis !== undefined) {
-    const executor = new RedisExecutor({ url: settings.redis })
-    const prefix = await queuePrefix(executor)
-    const credentials = await resolveCredentials(executor, prefix ?? new QueueStore(executor).prefix, given).catch(async (error: unknown) => {
-      await executor.close()
-      throw new Error(`cannot read the queue's kept token and keys from ${redact(settings.redis!)}: ${(error as Error).message}`)
-    })
-    return { executor, prefix, credentials, recovered: 0 }
-  }
-  if (settings.persistence === undefined) return { executor: new MemoryExecutor(), prefix: undefined, credentials: freshCredentials(given), recovered: 0 }
-  const lock = lockDataDirectory(settings.persistence.dir)
+async function openDataDirectory(persistence: PersistenceOptions, given: Partial<QueueCredentials>): Promise<QueueState> {
+  const lock = lockDataDirectory(persistence.dir)
   let executor: MemoryExecutor
   try {
-    executor = new MemoryExecutor({ persistence: settings.persistence })
+    executor = new MemoryExecutor({ persistence })
   } catch (error) {
     lock.release()
     throw error
   }
-  const store = new QueueStore(executor)
-  const recovered = await releaseAbandonedLeases(store)
-  const credentials = await resolveCredentials(executor, store.prefix, given)
-  return { executor, prefix: undefined, credentials, lock, recovered: recovered.length }
+  try {
+    const store = new QueueStore(executor)
+    const recovered = await releaseAbandonedLeases(store)
+    const credentials = await resolveCredentials(executor, store.prefix, given)
+    return { executor, prefix: undefined, credentials, lock, recovered: recovered.length }
+  } catch (error) {
+    await executor.exec(['SHUTDOWN', 'NOSAVE'])
+    lock.release()
+    throw error
+  }
+}
+
+/** Opens the state the flags name: Redis, the data directory, or memory only. */
+function openState(settings: QueueSettings): Promise<QueueState> {
+  const given = { token: settings.token, currentSigningKey: settings.current, nextSigningKey: settings.next }
+  if (settings.redis !== undefined) return openRedis(settings.redis, given)
+  if (settings.persistence !== undefined) return openDataDirectory(settings.persistence, given)
+  return Promise.resolve({ executor: new MemoryExecutor(), prefix: undefined, credentials: freshCredentials(given), recovered: 0 })
 }
 
 function banner(settings: QueueSettings, state: QueueState, queue: QueueService, url: string): string {
