@@ -1,6 +1,8 @@
 /**
- * `restis queue`: the CLI prints what an endpoint needs, serves the API, stops cleanly; over a
- * real Redis a killed process is replaced by a new one that finishes its runs.
+ * `restis queue`: the CLI prints what an endpoint needs, serves the API, stops cleanly; its data
+ * directory (defaults, kept secrets, the lock, refused flags); over a real Redis processes share
+ * generated secrets and a killed process is replaced by a new one that finishes its runs. Crashes
+ * on the data directory: durability.test.ts.
  */
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
@@ -147,6 +149,20 @@ describe.skipIf(redisServerSkipReason !== undefined)(liveSuiteName('restis queue
     redis = await startRedisServer()
   })
   afterAll(() => redis?.stop())
+
+  test('processes over one Redis that generate their token and keys share the first one written', async () => {
+    // this server is the suite's own, started empty
+    const first = await startQueueCli(['--port', '0', '--redis', redis.url])
+    const second = await startQueueCli(['--port', '0', '--redis', redis.url])
+    try {
+      expect(first.output()).toMatch(/^token \(generated\): /m)
+      expect(second.output()).toMatch(/^token \(generated earlier, kept with the data\): /m)
+      expect([second.token, second.current, second.next]).toEqual([first.token, first.current, first.next])
+    } finally {
+      expect(await stop(first.child, 'SIGTERM')).toBe(0)
+      expect(await stop(second.child, 'SIGTERM')).toBe(0)
+    }
+  })
 
   // The lease outlives the step: delivery is at least once by design (docs/workflows.md), so a
   // step still running when its lease ends may be delivered again. Within the lease, a replaced
