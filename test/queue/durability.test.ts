@@ -126,7 +126,11 @@ describe.each(flavours)('kill -9 of restis queue mid-step: $name', ({ mount }) =
       const { workflowRunId } = runs[0]
       await kill9(first)
       const second = await launch(['--port', port, '--dir', dir])
-      expect(second.output()).toContain('resumed: 1 deliveries in flight when the last process stopped are due again\n')
+      // step b's delivery, and maybe step a's, if the kill came before its attempt was settled
+      // (then it is found superseded: step b was recorded, so it is not sent again)
+      const resumed = Number(/^resumed: (\d+) deliveries in flight when the last process stopped are due again$/m.exec(second.output())?.[1])
+      expect(resumed).toBeGreaterThanOrEqual(1)
+      expect(resumed).toBeLessThanOrEqual(2)
       expect([second.token, second.current, second.next]).toEqual([first.token, first.current, first.next])
       // the request the killed process made is still running: let it finish too (its step result
       // reaches the new process, which records the step once)
@@ -200,9 +204,9 @@ describe('kill -9 of restis queue with messages waiting', () => {
       await publish('/hold')
       await destination.hold.entered
       const scheduledAt = Date.now()
-      await publish('/delayed', { 'Upstash-Delay': '3s' })
+      await publish('/delayed', { 'Upstash-Delay': '5s' })
       const client = new SdkQueueClient({ baseUrl: first.url, token: 'durable' })
-      await client.publishJSON({ url: `${target.url}/sdk`, body: { hello: 'after the crash' }, delay: 3 })
+      await client.publishJSON({ url: `${target.url}/sdk`, body: { hello: 'after the crash' }, delay: 5 })
       await kill9(first)
       const killedAt = Date.now()
       expect([destination.count('/delayed'), destination.count('/sdk'), destination.count('/hold')]).toEqual([0, 0, 1])
@@ -213,7 +217,7 @@ describe('kill -9 of restis queue with messages waiting', () => {
       const delivered = (path: string) => destination.arrivals.find((arrival) => arrival.path === path)!
       for (const path of ['/delayed', '/sdk']) {
         expect(delivered(path).at).toBeGreaterThan(killedAt)
-        expect(delivered(path).at).toBeGreaterThanOrEqual(scheduledAt + 3000)
+        expect(delivered(path).at).toBeGreaterThanOrEqual(scheduledAt + 5000)
       }
       expect(JSON.parse(delivered('/sdk').body)).toEqual({ hello: 'after the crash' })
       const { messages } = await api<{ messages: { messageId: string; responseStatus: number; responseBody: string }[] }>(second, '/v2/dlq')
