@@ -92,10 +92,11 @@ export function defaultDataDirectory(env: NodeJS.ProcessEnv, defaults: Persisten
   return join(dataHome, defaults.folder)
 }
 
-/** The banner's word on durability: where the data goes and when. */
-export function persistenceLine(persistence: PersistenceOptions | undefined): string {
+/** The banner's word on durability: where the data goes and when (`defaults` names what else writes a snapshot). */
+export function persistenceLine(persistence: PersistenceOptions | undefined, defaults: PersistenceDefaults): string {
   if (persistence === undefined) return 'data: in memory only (--no-persistence): nothing is written to disk'
-  const when = persistence.save === '' ? 'no save points: written by SAVE and BGSAVE only' : `save points "${persistence.save}", and on shutdown`
+  const unsaved = defaults.snapshotCommands === undefined ? 'no save points: no snapshot is written' : `no save points: written by ${defaults.snapshotCommands.replace(', ', ' and ')} only`
+  const when = persistence.save === '' ? unsaved : `save points "${persistence.save}", and on shutdown`
   const aof = persistence.appendonly ? `; append-only file on, appendfsync ${persistence.appendfsync}` : ''
   return `data: ${join(persistence.dir, persistence.dbfilename ?? 'dump.rdb')} (${when}${aof})`
 }

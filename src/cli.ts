@@ -219,7 +219,7 @@ function banner(options: CliOptions, at: Listening): string {
     (at.respPort !== undefined ? `RESP listening on ${redisScheme}://${hostPort(options.host, at.respPort)}\n` : '') +
     `token${options.tokenGenerated ? ' (generated)' : ''}: ${options.token}\n` +
     (options.readonlyToken ? `read-only token: ${options.readonlyToken}\n` : '') +
-    (options.redis === undefined ? `${persistenceLine(options.persistence)}\n` : '') +
+    (options.redis === undefined ? `${persistenceLine(options.persistence, GATEWAY_PERSISTENCE)}\n` : '') +
     memoryBoundBanner(options.memory) +
     `try: curl -H "Authorization: Bearer ${options.token}" ${url}/set/a/1\n`
   )

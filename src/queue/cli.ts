@@ -193,7 +193,7 @@ function banner(settings: QueueSettings, state: QueueState, queue: QueueService,
   const label = origin === 'generated' ? ' (generated)' : origin === 'kept' ? ' (generated earlier, kept with the data)' : ''
   return (
     `restis queue listening on ${url} (${backend})\n` +
-    (settings.redis === undefined ? `${persistenceLine(settings.persistence)}\n` : '') +
+    (settings.redis === undefined ? `${persistenceLine(settings.persistence, QUEUE_PERSISTENCE)}\n` : '') +
     (state.recovered > 0 ? `resumed: ${state.recovered} deliveries in flight when the last process stopped are due again\n` : '') +
     `token${label}: ${state.credentials.token}\n` +
     `dashboard: ${url}/dashboard\n` +
