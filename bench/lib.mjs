@@ -378,6 +378,7 @@ export async function benchBuild() {
         memory: 'src/executor/memory/index.ts',
         socket: 'src/executor/socket/index.ts',
         persistence: 'src/executor/memory/persistence/rdb-io.ts',
+        workflow: 'src/workflow/index.ts',
       },
       outdir: dir,
       outExtension: { '.js': '.mjs' },

@@ -3,13 +3,12 @@ import cluster from 'node:cluster'
 import { readFileSync } from 'node:fs'
 import { createServer as createHttpServer } from 'node:http'
 import { createServer as createHttpsServer } from 'node:https'
-import { availableParallelism, homedir } from 'node:os'
-import { join, resolve } from 'node:path'
+import { availableParallelism } from 'node:os'
 import { parseArgs } from 'node:util'
 import { createNodeHandler } from './adapters/node.js'
 import { generateToken } from './auth/tokens.js'
 import { MemoryExecutor } from './executor/memory/memory-executor.js'
-import { DEFAULT_SAVE, parseSavePoints, type PersistenceOptions } from './executor/memory/persistence/rdb-persistence.js'
+import type { PersistenceOptions } from './executor/memory/persistence/rdb-persistence.js'
 import type { Executor } from './executor/executor.js'
 import { RedisExecutor } from './executor/cluster/redis-executor.js'
 import { splitSeeds } from './executor/cluster/options.js'
@@ -22,6 +21,7 @@ import { hostPort, listen, ListenError } from './cli-listen.js'
 import { fromEnv, readTls } from './cli-tls.js'
 import { capConnections, closeGracefully, LIMIT_FLAGS, LIMITS_USAGE, listenerOptions, readLimits, serverOptions, type ServerLimits } from './cli-limits.js'
 import { readRespLimits, RESP_LIMIT_FLAGS, RESP_LIMITS_USAGE, type RespLimits } from './cli-resp-limits.js'
+import { GATEWAY_PERSISTENCE, PERSISTENCE_FLAGS, persistenceLine, persistenceUsage, readPersistence } from './cli-persistence.js'
 import { MEMORY_USAGE, memoryBoundBanner, readMemoryBound, type MemoryBoundOptions } from './cli-memory.js'
 
 const USAGE = `restis: a Redis-compatible database behind HTTP
@@ -44,19 +44,7 @@ Options:
   --tls-cert <file>      serve HTTPS, and RESP over TLS, with this PEM certificate (chain)
                          (or SERVICE_TLS_CERT); needs --tls-key
   --tls-key <file>       the certificate's PEM private key (or SERVICE_TLS_KEY)
-  --dir <path>           data directory of the in-memory engine (default $XDG_DATA_HOME/restis,
-                         else ~/.local/share/restis); created when missing. dump.rdb there is
-                         loaded at start and written by SAVE, BGSAVE, save points and shutdown
-  --dbfilename <name>    snapshot file name in --dir (default dump.rdb)
-  --save "<s> <n> …"     save points, Redis's syntax: BGSAVE after <s> seconds if <n> keys changed
-                         (default "3600 1 300 100 60 10000"); --save "" disables them
-  --no-persistence       keep the data in memory only: nothing is read from or written to disk
-  --appendonly yes|no    log every write to the append-only file in <dir>/appendonlydir and load it at
-                         start, where it wins over dump.rdb (default no)
-  --appendfsync <p>      always: a write is acknowledged once it is on disk (one fsync per event-loop
-                         turn for all its writes); everysec (default): fsync once a second, a crash
-                         loses at most about a second of writes; no: the OS decides
-  --workers <n|auto>     with --redis: n processes share the ports (auto: one per core; default 1);
+${persistenceUsage(GATEWAY_PERSISTENCE, 25)}  --workers <n|auto>     with --redis: n processes share the ports (auto: one per core; default 1);
                          limits and usage counters are per process. Not with the in-memory
                          engine, whose data lives in one process
 ${MEMORY_USAGE}  -h, --help             this text
@@ -112,12 +100,7 @@ function readOptions(argv: string[], env: NodeJS.ProcessEnv): CliOptions {
       'tls-cert': { type: 'string' },
       'tls-key': { type: 'string' },
       ...LIMIT_FLAGS,
-      dir: { type: 'string' },
-      dbfilename: { type: 'string' },
-      save: { type: 'string' },
-      'no-persistence': { type: 'boolean' },
-      appendonly: { type: 'string' },
-      appendfsync: { type: 'string' },
+      ...PERSISTENCE_FLAGS,
       maxmemory: { type: 'string' },
       'maxmemory-policy': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
@@ -171,47 +154,9 @@ function readOptions(argv: string[], env: NodeJS.ProcessEnv): CliOptions {
     tls: readTls(values['tls-cert'], values['tls-key'], env),
     workers,
     respLimits,
-    persistence: readPersistence(values, redis !== undefined, env),
+    persistence: readPersistence(values, redis !== undefined, env, GATEWAY_PERSISTENCE, (line) => void process.stdout.write(`restis: ${line}\n`)),
     memory: readMemoryBound(values.maxmemory, values['maxmemory-policy'], redis !== undefined),
   }
-}
-
-/**
- * Durable by default: the in-memory engine keeps its data in a per-user data directory (the XDG
- * base directory spec's data home), the same wherever restis is started from, unless
- * --no-persistence. Persistence flags with --redis are refused: that server keeps the data.
- */
-function readPersistence(
-  values: { dir?: string; dbfilename?: string; save?: string; appendonly?: string; appendfsync?: string; 'no-persistence'?: boolean },
-  socket: boolean,
-  env: NodeJS.ProcessEnv,
-): PersistenceOptions | undefined {
-  const given = (['dir', 'dbfilename', 'save', 'appendonly', 'appendfsync'] as const).filter((flag) => values[flag] !== undefined)
-  if (socket && given.length > 0) throw new Error(`--${given[0]} is for the in-memory engine: with --redis the Redis server keeps the data`)
-  if (socket) return undefined
-  if (values['no-persistence']) {
-    if (given.length > 0) throw new Error(`--${given[0]} contradicts --no-persistence`)
-    return undefined
-  }
-  const save = values.save ?? DEFAULT_SAVE
-  parseSavePoints(save)
-  if (values.dbfilename !== undefined && (values.dbfilename === '' || values.dbfilename.includes('/'))) {
-    throw new Error(`invalid --dbfilename: ${values.dbfilename} (a file name, not a path)`)
-  }
-  const appendonly = values.appendonly?.toLowerCase() ?? 'no'
-  if (appendonly !== 'yes' && appendonly !== 'no') throw new Error(`invalid --appendonly: ${values.appendonly} (yes or no)`)
-  const appendfsync = values.appendfsync?.toLowerCase() ?? 'everysec'
-  if (appendfsync !== 'always' && appendfsync !== 'everysec' && appendfsync !== 'no') {
-    throw new Error(`invalid --appendfsync: ${values.appendfsync} (always, everysec or no)`)
-  }
-  const log = (line: string): void => void process.stdout.write(`restis: ${line}\n`)
-  return { dir: resolve(values.dir ?? defaultDataDirectory(env)), dbfilename: values.dbfilename, save, appendonly: appendonly === 'yes', appendfsync, log }
-}
-
-/** `$XDG_DATA_HOME/restis`, else `~/.local/share/restis`. */
-function defaultDataDirectory(env: NodeJS.ProcessEnv): string {
-  const dataHome = env.XDG_DATA_HOME || join(homedir(), '.local', 'share')
-  return join(dataHome, 'restis')
 }
 
 /** Set by main: what SHUTDOWN (from a client) does once the engine saved. */
@@ -283,18 +228,10 @@ function banner(options: CliOptions, at: Listening): string {
     (at.respPort !== undefined ? `the RESP port serves HTTP too: ${http}://${hostPort(options.host, at.respPort)}\n` : '') +
     `token${options.tokenGenerated ? ' (generated)' : ''}: ${options.token}\n` +
     (options.readonlyToken ? `read-only token: ${options.readonlyToken}\n` : '') +
-    (options.redis === undefined ? `${persistenceLine(options.persistence)}\n` : '') +
+    (options.redis === undefined ? `${persistenceLine(options.persistence, GATEWAY_PERSISTENCE)}\n` : '') +
     memoryBoundBanner(options.memory) +
     `try: curl -H "Authorization: Bearer ${options.token}" ${url}/set/a/1\n`
   )
-}
-
-/** The banner's word on durability: where the data goes and when. */
-function persistenceLine(persistence: PersistenceOptions | undefined): string {
-  if (persistence === undefined) return 'data: in memory only (--no-persistence): nothing is written to disk'
-  const when = persistence.save === '' ? 'no save points: written by SAVE and BGSAVE only' : `save points "${persistence.save}", and on shutdown`
-  const aof = persistence.appendonly ? `; append-only file on, appendfsync ${persistence.appendfsync}` : ''
-  return `data: ${join(persistence.dir, persistence.dbfilename ?? 'dump.rdb')} (${when}${aof})`
 }
 
 async function main(): Promise<void> {

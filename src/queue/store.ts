@@ -17,6 +17,7 @@
  * - `msg:<id>:log`        list  attempt log entries (JSON), the last 50
  * - `lock:msg:<id>`       string lease of the process delivering the message
  * - `lock:run:<id>`       string short lock for changes to one run
+ * - `credentials`         hash  the CLI's generated token and signing keys (credentials.ts)
  */
 import { randomUUID } from 'node:crypto'
 import type { Executor } from '../executor/executor.js'
@@ -97,7 +98,7 @@ export interface AttemptLog {
   readonly attempt: number
   readonly at: number
   readonly durationMs?: number
-  /** `delivered`, `retry`, `failed`, `superseded`, `canceled`, `replayed`, `created`. */
+  /** `delivered`, `retry`, `failed`, `superseded`, `canceled`, `replayed`, `created`, `recovered` (due again after its process stopped mid-delivery). */
   readonly outcome: string
   readonly status?: number
   readonly error?: string

@@ -271,7 +271,7 @@ describe.skipIf(opensslSkipReason !== undefined)(`restis with TLS${skipped(opens
   test('restis queue serves HTTPS with the same flags', async () => {
     const child = spawn(
       process.execPath,
-      ['--import', 'tsx', '--import', './scripts/text-import.mjs', 'src/cli.ts', 'queue', '--port', '0', '--token', 'q-token', '--tls-cert', certificate.certPath, '--tls-key', certificate.keyPath],
+      ['--import', 'tsx', '--import', './scripts/text-import.mjs', 'src/cli.ts', 'queue', '--port', '0', '--no-persistence', '--token', 'q-token', '--tls-cert', certificate.certPath, '--tls-key', certificate.keyPath],
       { cwd: ROOT, env: { ...process.env, ...CLEAN_ENV }, stdio: ['ignore', 'pipe', 'pipe'] },
     )
     try {
