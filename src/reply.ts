@@ -199,7 +199,8 @@ export function isResp3Reply(reply: Reply): reply is Resp3Reply {
 /**
  * A RESP3 reply as Redis writes the same data in RESP2: maps, sets and pushes as flat arrays,
  * doubles, big numbers and verbatim strings as bulk strings, booleans as 1 / 0, attributes
- * dropped. Nested replies are converted too; RESP2 replies are returned as they are.
+ * dropped, blob errors as plain errors (line breaks as spaces). Nested replies are converted too;
+ * RESP2 replies are returned as they are.
  * @public
  */
 export function toResp2(reply: Reply): Exclude<Reply, Resp3Reply> {
@@ -210,14 +211,21 @@ export function toResp2(reply: Reply): Exclude<Reply, Resp3Reply> {
   }
   if (reply instanceof ReplyMap) return reply.entries.map(toResp2)
   if (reply instanceof ReplySet || reply instanceof ReplyPush) return reply.items.map(toResp2)
-  if (reply instanceof ReplyDouble || reply instanceof BigNumber) return utf8Encoder.encode(reply.text)
+  if (reply instanceof ReplyDouble || reply instanceof BigNumber) return textBytes(reply.text)
   if (reply instanceof VerbatimString) return reply.text
   if (reply instanceof AttributedReply) return toResp2(reply.reply)
+  if (reply instanceof BlobError) return new ReplyError(reply.message.replace(/[\r\n]/g, ' '))
   return reply as Exclude<Reply, Resp3Reply>
 }
 
+/** A `Buffer` where there is one (as the decoders return), else plain bytes. */
+function textBytes(text: string): Bytes {
+  return typeof Buffer === 'function' ? Buffer.from(text, 'utf8') : utf8Encoder.encode(text)
+}
+
 function needsResp2(reply: Reply): boolean {
-  return Array.isArray(reply) ? (reply as readonly Reply[]).some(needsResp2) : isResp3Reply(reply)
+  if (Array.isArray(reply)) return (reply as readonly Reply[]).some(needsResp2)
+  return isResp3Reply(reply) || reply instanceof BlobError
 }
 
 /** Shared simple strings, so hot paths allocate nothing. @public */
