@@ -19,7 +19,9 @@ import tls from 'node:tls'
 import { readFileSync } from 'node:fs'
 import { OK, QUEUED, ReplyError, Status, type Command, type Reply } from '../reply.js'
 import { secretsEqual } from '../auth/digest.js'
-import { encodeReply, encodeReplies } from '../resp/encode.js'
+import { encodeReply } from '../resp/encode.js'
+import { encodeCommandReply, encodeFor, helloReply, pushFrame, pushFrames, type RespVersion } from './resp/connection-protocol.js'
+import { resp3Transaction } from './resp/resp3-shape.js'
 import { RequestDecoder } from '../resp/request.js'
 import { NEED_MORE, RespProtocolError } from '../resp/protocol.js'
 import { BackendUnavailableError, backendFailureMessage, type CallContext, type Executor, type PubSubEvent } from '../executor/executor.js'
@@ -300,6 +302,8 @@ class Client {
   #user: string | undefined
   #password: string | undefined
   #db = 0
+  /** The protocol replies are written in: 2, or 3 after `HELLO 3` (RESET goes back to 2). */
+  #resp: RespVersion = 2
   #name = ''
   #context: CallContext
   #multi: Command[] | undefined
@@ -488,8 +492,10 @@ class Client {
       this.#reply(OK)
       return
     }
+    // The protocol in force once the command ran (HELLO's own reply is in the one it chose).
+    const resp = this.#resp
     if (!(out instanceof Promise)) {
-      this.#reply(out)
+      this.#reply(out, resp, argv)
       return
     }
     const slot: Slot = { out: undefined }
@@ -500,8 +506,8 @@ class Client {
       this.#pause()
     }
     out.then(
-      (value) => this.#fill(slot, value),
-      (error: unknown) => this.#fill(slot, errorReply(error)),
+      (value) => this.#fill(slot, value, resp, argv),
+      (error: unknown) => this.#fill(slot, errorReply(error), resp, argv),
     ).finally(() => {
       if (!blocking) return
       this.#blocked = false
@@ -509,18 +515,18 @@ class Client {
     })
   }
 
-  #reply(out: Out): void {
-    const bytes = out instanceof Raw ? out.bytes : encodeReply(out)
+  #reply(out: Out, resp: RespVersion = 2, argv: Buffer[] = []): void {
+    const bytes = out instanceof Raw ? out.bytes : encodeCommandReply(resp, argv, out)
     this.#held += bytes.length
     this.#slots.push({ out: bytes })
   }
 
-  #fill(slot: Slot, out: Out): void {
+  #fill(slot: Slot, out: Out, resp: RespVersion, argv: Buffer[]): void {
     if (this.#gone) return
     try {
-      slot.out = out instanceof Raw ? out.bytes : encodeReply(out)
+      slot.out = out instanceof Raw ? out.bytes : encodeCommandReply(resp, argv, out)
     } catch (error) {
-      slot.out = encodeReply(errorReply(error)) // an executor bug must not stall the connection
+      slot.out = encodeFor(resp, errorReply(error)) // an executor bug must not stall the connection
     }
     this.#held += slot.out.length
     this.#schedule()
@@ -662,7 +668,8 @@ class Client {
         return refused
       }
     }
-    if (this.#channels.size + this.#patterns.size > 0 && !SUBSCRIBED_ALLOWED.has(name)) {
+    // As Redis: only RESP2 limits a subscribed connection's commands (RESP3 tells pushes apart).
+    if (this.#resp === 2 && this.#channels.size + this.#patterns.size > 0 && !SUBSCRIBED_ALLOWED.has(name)) {
       return subscribedModeError(name)
     }
     if (this.#multi !== undefined && !MULTI_IMMEDIATE.has(name)) return this.#queue(argv)
@@ -719,7 +726,7 @@ class Client {
       case 'sunsubscribe':
         return notAvailable(name)
       case 'ping':
-        if (this.#channels.size + this.#patterns.size === 0) break
+        if (this.#resp === 3 || this.#channels.size + this.#patterns.size === 0) break
         if (argc > 2) return arity('ping')
         return [bulk('pong'), argc === 2 ? argv[1] : Buffer.alloc(0)]
       case 'monitor':
@@ -826,11 +833,12 @@ class Client {
 
   #hello(argv: Buffer[]): Out | Promise<Out> {
     let next = 1
+    let chosen: RespVersion | undefined
     if (argv.length >= 2) {
       const version = strictInteger(argv[1])
       if (version === undefined) return PROTOCOL_VERSION_NOT_INTEGER
-      // RESP3 is not spoken here: refused as Redis refuses versions it does not know.
-      if (version !== 2) return NOPROTO
+      if (version !== 2 && version !== 3) return NOPROTO
+      chosen = version
       next = 2
     }
     let auth: [string, Buffer] | undefined
@@ -854,15 +862,9 @@ class Client {
         return HELLO_NOAUTH
       }
       if (setName !== undefined) this.#name = setName.toString('latin1')
-      return [
-        bulk('server'), bulk('redis'),
-        bulk('version'), bulk(SERVER_VERSION),
-        bulk('proto'), 2,
-        bulk('id'), this.id,
-        bulk('mode'), bulk('standalone'),
-        bulk('role'), bulk('master'),
-        bulk('modules'), [],
-      ]
+      if (chosen !== undefined) this.#resp = chosen
+      // Encoded now, in the protocol just chosen: commands after it are already read.
+      return new Raw(encodeFor(this.#resp, helloReply(this.#resp, { version: SERVER_VERSION, id: this.id })))
     }
     if (auth === undefined) return finish()
     const result = this.#auth(auth[0], auth[1])
@@ -872,6 +874,7 @@ class Client {
 
   #reset(): Out {
     this.#multi = undefined
+    this.#resp = 2
     this.#stopStreams()
     this.#setDb(0)
     this.#name = ''
@@ -918,8 +921,10 @@ class Client {
     this.#multi = undefined
     if (this.#dirty) return EXEC_ABORT
     if (queued.some((command) => lower(command[0] as Buffer) === 'select')) this.#barrier = true
+    const resp = this.#resp
     return this.#shared.executor.transaction(queued, this.#context).then((replies) => {
       if (replies instanceof ReplyError) return replies
+      if (resp === 3) replies = resp3Transaction(queued, replies) as Reply[]
       // A SELECT that ran inside the transaction stays in effect afterwards, as in Redis.
       queued.forEach((command, i) => {
         if (lower(command[0] as Buffer) === 'select' && replies[i] === OK) {
@@ -945,7 +950,7 @@ class Client {
       }
       confirmations.push([bulk(type), name, this.#channels.size + this.#patterns.size])
     }
-    const out = new Raw(encodeReplies(confirmations))
+    const out = new Raw(pushFrames(this.#resp, confirmations as Reply[][]))
     if (waits.length === 0) return out
     return Promise.all(waits).then((errors) => {
       const failed = errors.find((error) => error !== undefined)
@@ -969,10 +974,10 @@ class Client {
             resolve(undefined)
             return
           case 'message':
-            if (map.get(key) === entry) this.#push(encodeReply([bulk('message'), event.channel, event.message]))
+            if (map.get(key) === entry) this.#push(pushFrame(this.#resp, [bulk('message'), event.channel, event.message]))
             return
           case 'pmessage':
-            if (map.get(key) === entry) this.#push(encodeReply([bulk('pmessage'), event.pattern, event.channel, event.message]))
+            if (map.get(key) === entry) this.#push(pushFrame(this.#resp, [bulk('pmessage'), event.pattern, event.channel, event.message]))
         }
       }
       this.#shared.executor.subscribe({ kind, names: [entry.name] }, onEvent, entry.abort.signal, this.#context).then(
@@ -990,7 +995,7 @@ class Client {
     const map = kind === 'channel' ? this.#channels : this.#patterns
     const type = bulk(kind === 'channel' ? 'unsubscribe' : 'punsubscribe')
     const targets = names.length > 0 ? names : [...map.values()].map((entry) => entry.name)
-    if (targets.length === 0) return [type, null, this.#channels.size + this.#patterns.size]
+    if (targets.length === 0) return new Raw(pushFrame(this.#resp, [type, null, this.#channels.size + this.#patterns.size]))
     const replies: Reply[] = []
     for (const name of targets) {
       const key = name.toString('latin1')
@@ -1001,7 +1006,7 @@ class Client {
       }
       replies.push([type, name, this.#channels.size + this.#patterns.size])
     }
-    return new Raw(encodeReplies(replies))
+    return new Raw(pushFrames(this.#resp, replies as Reply[][]))
   }
 
   #startMonitor(): Out {
