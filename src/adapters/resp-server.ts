@@ -22,6 +22,7 @@ import { secretsEqual } from '../auth/digest.js'
 import { encodeReply } from '../resp/encode.js'
 import { encodeCommandReply, encodeFor, helloReply, pushFrame, pushFrames, type RespVersion } from './resp/connection-protocol.js'
 import { resp3Transaction } from './resp/resp3-shape.js'
+import { clientTrackingReply } from './resp/client-tracking.js'
 import { RequestDecoder } from '../resp/request.js'
 import { NEED_MORE, RespProtocolError } from '../resp/protocol.js'
 import { BackendUnavailableError, backendFailureMessage, type CallContext, type Executor, type PubSubEvent } from '../executor/executor.js'
@@ -1024,6 +1025,8 @@ class Client {
   #client(argv: Buffer[]): Out | Promise<Out> {
     if (argv.length < 2) return arity('client')
     const sub = lower(argv[1])
+    const tracking = clientTrackingReply(sub, argv)
+    if (tracking !== undefined) return tracking
     switch (sub) {
       case 'setname':
         if (argv.length !== 3) return arity('client|setname')

@@ -192,7 +192,12 @@ const RULES: Readonly<Record<string, Rule>> = {
   config: (argv) => (text(argv[1] ?? '').toLowerCase() === 'get' ? map() : same),
   info: always(verbatim),
   lolwut: always(verbatim),
-  client: (argv) => (['list', 'info'].includes(text(argv[1] ?? '').toLowerCase()) ? verbatim : same),
+  client: (argv) => {
+    const sub = text(argv[1] ?? '').toLowerCase()
+    if (sub === 'list' || sub === 'info') return verbatim
+    if (sub === 'trackinginfo') return map({ flags: set })
+    return same
+  },
   memory: (argv) => {
     const sub = text(argv[1] ?? '').toLowerCase()
     if (sub === 'doctor' || sub === 'malloc-stats') return verbatim

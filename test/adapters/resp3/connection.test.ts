@@ -126,6 +126,23 @@ describe.skipIf(redisServerSkipReason !== undefined)(liveSuiteName('RESP3 connec
     expect(a.bytes.toString()).toMatch(/"SET" "watched" "1"\r\n$/)
   })
 
+  test('CLIENT TRACKING: ON is refused with the reason; the forms that describe tracking off answer as Redis does', async () => {
+    const p = await pair()
+    for (const resp of ['2', '3']) {
+      await same(p, ['HELLO', resp])
+      expect(await same(p, ['CLIENT', 'TRACKING', 'OFF'])).toBe('+OK\r\n')
+      await same(p, ['CLIENT', 'TRACKINGINFO'])
+      expect(await same(p, ['CLIENT', 'GETREDIR'])).toBe(':-1\r\n')
+      await same(p, ['CLIENT', 'CACHING', 'yes'])
+      await same(p, ['CLIENT', 'TRACKING'])
+      await same(p, ['CLIENT', 'TRACKING', 'maybe'])
+    }
+    expect((await p.ours.call(['CLIENT', 'TRACKING', 'ON'])).toString()).toBe(
+      '-ERR CLIENT TRACKING ON is not supported by this server: client-side caching needs invalidation messages, which it does not send\r\n',
+    )
+    expect((await p.ours.call(['CLIENT', 'TRACKING', 'ON', 'BCAST'])).toString()).toMatch(/^-ERR CLIENT TRACKING ON is not supported/)
+  })
+
   test('bad input: inline RESP3 type bytes are unknown commands, nested or absurd multibulks end the connection, the listener keeps serving', async () => {
     const p = await pair()
     // Redis reads a request not starting with '*' as an inline command.
