@@ -214,6 +214,7 @@ const RULES: Readonly<Record<string, Rule>> = {
     const sub = text(argv[1] ?? '').toLowerCase()
     if (argv.length === 1 || sub === 'info') return arrayOf(commandInfo)
     if (sub === 'docs') return map({}, commandDocs)
+    if (sub === 'getkeysandflags') return arrayOf(at(1, set))
     return same
   },
   function: (argv) => {

@@ -24,6 +24,9 @@ import { genericCases } from '../../differential/generic.cases.js'
 import { bitmapCases } from '../../differential/bitmap.cases.js'
 import { scriptingCases } from '../../differential/scripting.cases.js'
 import { functionCases } from '../../differential/scripting.functions.cases.js'
+import { commandCases } from '../../differential/server.command.cases.js'
+import { databaseCases, infoCases, miscCases } from '../../differential/server.cases.js'
+import { hyperLogLogCases } from '../../differential/hyperloglog.cases.js'
 import { WireClient } from './wire.js'
 
 /** Cases aimed at the RESP3 shapes. */
@@ -216,6 +219,11 @@ const corpora: [string, readonly DiffCase[]][] = [
   ['bitmap', bitmapCases],
   ['scripting', scriptingCases],
   ['functions', functionCases],
+  ['server: COMMAND', commandCases],
+  ['server: databases', databaseCases],
+  ['server: INFO', infoCases],
+  ['server: misc', miscCases],
+  ['hyperloglog', hyperLogLogCases],
 ]
 
 describe.skipIf(redisServerSkipReason !== undefined)(liveSuiteName('RESP3 replies: listener vs redis-server 7.0.15, byte for byte'), () => {
