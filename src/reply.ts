@@ -67,15 +67,166 @@ export const NULL_ARRAY: unique symbol = Symbol.for('restis.nullArray')
 export type NullArray = typeof NULL_ARRAY
 
 /**
- * A reply from a RESP2 server.
- * - `null`: null bulk string; {@link NULL_ARRAY}: null array
- * - `number | bigint`: integer (`bigint` only outside the safe-integer range)
- * - `Bytes`: bulk string
- * - {@link Status}: simple string; {@link ReplyError}: error
- * - array: nested replies
+ * A RESP3 blob error (`!`): an error whose text may hold any byte, CR and LF included. In RESP2
+ * it is written as a plain error, line breaks turned into spaces as Redis does.
  * @public
  */
-export type Reply = null | NullArray | number | bigint | Bytes | Status | ReplyError | readonly Reply[]
+export class BlobError extends ReplyError {}
+
+/**
+ * A RESP3 map (`%`): keys and values alternating, in the server's order (a key may be any
+ * reply). In RESP2 it is the flat array of the same items, as Redis writes it there.
+ * @public
+ */
+export class ReplyMap {
+  constructor(
+    /** Key, value, key, value…; always an even count. */
+    readonly entries: readonly Reply[],
+  ) {}
+}
+
+/** A RESP3 set (`~`). In RESP2, an array of the same items. @public */
+export class ReplySet {
+  constructor(readonly items: readonly Reply[]) {}
+}
+
+/**
+ * A RESP3 push (`>`): out-of-band data such as a pub/sub message or an invalidation. In RESP2,
+ * an array of the same items (Redis's pub/sub messages there).
+ * @public
+ */
+export class ReplyPush {
+  constructor(readonly items: readonly Reply[]) {}
+}
+
+/**
+ * A RESP3 double (`,`), kept as the exact text that follows the comma (`3.14`, `inf`, `-inf`,
+ * `nan`, `1.0000000000000001e+20`), so that a reply passed on is byte-identical. In RESP2, a
+ * bulk string of that text, which is what Redis 7.0 sends there.
+ * @public
+ */
+export class ReplyDouble {
+  constructor(
+    /** The number as written on the wire, without `,` and CRLF. */
+    readonly text: string,
+  ) {}
+  /** The number: `Infinity`, `-Infinity` and `NaN` for `inf`, `-inf` and `nan`. */
+  get value(): number {
+    const text = this.text.toLowerCase()
+    if (text === 'inf' || text === '+inf') return Infinity
+    if (text === '-inf') return -Infinity
+    return Number(text)
+  }
+}
+
+/** A RESP3 big number (`(`): an integer of any size, as its decimal text. In RESP2, a bulk string. @public */
+export class BigNumber {
+  constructor(readonly text: string) {}
+  /** The integer. */
+  get value(): bigint {
+    return BigInt(this.text)
+  }
+}
+
+/**
+ * A RESP3 verbatim string (`=`): text with a three-letter format (`txt`, `mkd`). In RESP2, a bulk
+ * string of the text alone, as Redis sends INFO or CLIENT LIST there.
+ * @public
+ */
+export class VerbatimString {
+  constructor(
+    /** Three characters: `txt` for plain text, `mkd` for markdown. */
+    readonly format: string,
+    /** The text, without its format prefix. */
+    readonly text: Bytes,
+  ) {}
+}
+
+/**
+ * A reply that came with a RESP3 attribute (`|`): auxiliary key/value data a client may ignore.
+ * In RESP2 only the reply is written, as Redis does.
+ * @public
+ */
+export class AttributedReply {
+  constructor(
+    /** Key, value, key, value… */
+    readonly attributes: readonly Reply[],
+    readonly reply: Reply,
+  ) {}
+}
+
+/**
+ * A reply from a RESP2 or RESP3 server.
+ * - `null`: null bulk string (RESP3 null `_` too); {@link NULL_ARRAY}: null array
+ * - `number | bigint`: integer (`bigint` only outside the safe-integer range)
+ * - `Bytes`: bulk string
+ * - {@link Status}: simple string; {@link ReplyError}: error ({@link BlobError} for RESP3 `!`)
+ * - array: nested replies
+ * - RESP3 only: `boolean` (`#t` / `#f`), {@link ReplyMap}, {@link ReplySet}, {@link ReplyPush},
+ *   {@link ReplyDouble}, {@link BigNumber}, {@link VerbatimString}, {@link AttributedReply}.
+ *   The engines produce none of these; the RESP listener shapes replies into them for RESP3
+ *   connections, and the reply decoder reads them.
+ * @public
+ */
+export type Reply =
+  | null
+  | NullArray
+  | number
+  | bigint
+  | Bytes
+  | Status
+  | ReplyError
+  | readonly Reply[]
+  | Resp3Reply
+
+/** The reply types RESP3 added. @public */
+export type Resp3Reply = boolean | ReplyMap | ReplySet | ReplyPush | ReplyDouble | BigNumber | VerbatimString | AttributedReply
+
+/** True for a reply of a type only RESP3 has. @public */
+export function isResp3Reply(reply: Reply): reply is Resp3Reply {
+  return (
+    typeof reply === 'boolean' ||
+    reply instanceof ReplyMap ||
+    reply instanceof ReplySet ||
+    reply instanceof ReplyPush ||
+    reply instanceof ReplyDouble ||
+    reply instanceof BigNumber ||
+    reply instanceof VerbatimString ||
+    reply instanceof AttributedReply
+  )
+}
+
+/**
+ * A RESP3 reply as Redis writes the same data in RESP2: maps, sets and pushes as flat arrays,
+ * doubles, big numbers and verbatim strings as bulk strings, booleans as 1 / 0, attributes
+ * dropped, blob errors as plain errors (line breaks as spaces). Nested replies are converted too;
+ * RESP2 replies are returned as they are.
+ * @public
+ */
+export function toResp2(reply: Reply): Exclude<Reply, Resp3Reply> {
+  if (typeof reply === 'boolean') return reply ? 1 : 0
+  if (Array.isArray(reply)) {
+    const items = reply as readonly Reply[]
+    return items.some(needsResp2) ? items.map(toResp2) : items
+  }
+  if (reply instanceof ReplyMap) return reply.entries.map(toResp2)
+  if (reply instanceof ReplySet || reply instanceof ReplyPush) return reply.items.map(toResp2)
+  if (reply instanceof ReplyDouble || reply instanceof BigNumber) return textBytes(reply.text)
+  if (reply instanceof VerbatimString) return reply.text
+  if (reply instanceof AttributedReply) return toResp2(reply.reply)
+  if (reply instanceof BlobError) return new ReplyError(reply.message.replace(/[\r\n]/g, ' '))
+  return reply as Exclude<Reply, Resp3Reply>
+}
+
+/** A `Buffer` where there is one (as the decoders return), else plain bytes. */
+function textBytes(text: string): Bytes {
+  return typeof Buffer === 'function' ? Buffer.from(text, 'utf8') : utf8Encoder.encode(text)
+}
+
+function needsResp2(reply: Reply): boolean {
+  if (Array.isArray(reply)) return (reply as readonly Reply[]).some(needsResp2)
+  return isResp3Reply(reply) || reply instanceof BlobError
+}
 
 /** Shared simple strings, so hot paths allocate nothing. @public */
 export const OK: Status = new Status('OK')

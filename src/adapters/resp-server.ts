@@ -24,7 +24,10 @@ import { readFileSync } from 'node:fs'
 import type { Server as HttpServer } from 'node:http'
 import { OK, QUEUED, ReplyError, Status, type Command, type Reply } from '../reply.js'
 import { secretsEqual } from '../auth/digest.js'
-import { encodeReply, encodeReplies } from '../resp/encode.js'
+import { encodeReply } from '../resp/encode.js'
+import { encodeCommandReply, encodeFor, helloReply, pushFrame, pushFrames, type RespVersion } from './resp/connection-protocol.js'
+import { resp3Transaction } from './resp/resp3-shape.js'
+import { clientTrackingReply } from './resp/client-tracking.js'
 import { RequestDecoder } from '../resp/request.js'
 import { NEED_MORE, RespProtocolError } from '../resp/protocol.js'
 import { BackendUnavailableError, backendFailureMessage, type CallContext, type Executor, type PubSubEvent } from '../executor/executor.js'
@@ -328,6 +331,8 @@ class Client {
   #user: string | undefined
   #password: string | undefined
   #db = 0
+  /** The protocol replies are written in: 2, or 3 after `HELLO 3` (RESET goes back to 2). */
+  #resp: RespVersion = 2
   #context: CallContext
   #multi: Command[] | undefined
   #dirty = false
@@ -577,8 +582,10 @@ class Client {
     }
     if (muted) out = out instanceof Promise ? out.then(() => SILENT, () => SILENT) : SILENT
     else if (out === NO_REPLY) out = SILENT
+    // The protocol in force once the command ran (HELLO's own reply is in the one it chose).
+    const resp = this.#resp
     if (!(out instanceof Promise)) {
-      this.#reply(out)
+      this.#reply(out, resp, argv)
       return
     }
     const slot: Slot = { out: undefined }
@@ -589,8 +596,8 @@ class Client {
       this.#pause()
     }
     out.then(
-      (value) => this.#fill(slot, value),
-      (error: unknown) => this.#fill(slot, errorReply(error)),
+      (value) => this.#fill(slot, value, resp, argv),
+      (error: unknown) => this.#fill(slot, errorReply(error), resp, argv),
     ).finally(() => {
       if (!blocking) return
       this.#blocked = false
@@ -598,18 +605,18 @@ class Client {
     })
   }
 
-  #reply(out: Out): void {
-    const bytes = out instanceof Raw ? out.bytes : encodeReply(out)
+  #reply(out: Out, resp: RespVersion = 2, argv: Buffer[] = []): void {
+    const bytes = out instanceof Raw ? out.bytes : encodeCommandReply(resp, argv, out)
     this.#held += bytes.length
     this.#slots.push({ out: bytes })
   }
 
-  #fill(slot: Slot, out: Out): void {
+  #fill(slot: Slot, out: Out, resp: RespVersion, argv: Buffer[]): void {
     if (this.#gone) return
     try {
-      slot.out = out instanceof Raw ? out.bytes : encodeReply(out)
+      slot.out = out instanceof Raw ? out.bytes : encodeCommandReply(resp, argv, out)
     } catch (error) {
-      slot.out = encodeReply(errorReply(error)) // an executor bug must not stall the connection
+      slot.out = encodeFor(resp, errorReply(error)) // an executor bug must not stall the connection
     }
     this.#held += slot.out.length
     this.#schedule()
@@ -754,7 +761,8 @@ class Client {
         return refused
       }
     }
-    if (this.#channels.size + this.#patterns.size > 0 && !SUBSCRIBED_ALLOWED.has(name)) {
+    // As Redis: only RESP2 limits a subscribed connection's commands (RESP3 tells pushes apart).
+    if (this.#resp === 2 && this.#channels.size + this.#patterns.size > 0 && !SUBSCRIBED_ALLOWED.has(name)) {
       return subscribedModeError(name)
     }
     if (this.#multi !== undefined && !MULTI_IMMEDIATE.has(name)) return this.#queue(argv)
@@ -811,7 +819,7 @@ class Client {
       case 'sunsubscribe':
         return notAvailable(name)
       case 'ping':
-        if (this.#channels.size + this.#patterns.size === 0) break
+        if (this.#resp === 3 || this.#channels.size + this.#patterns.size === 0) break
         if (argc > 2) return arity('ping')
         return [bulk('pong'), argc === 2 ? argv[1] : Buffer.alloc(0)]
       case 'monitor':
@@ -918,11 +926,12 @@ class Client {
 
   #hello(argv: Buffer[]): Out | Promise<Out> {
     let next = 1
+    let chosen: RespVersion | undefined
     if (argv.length >= 2) {
       const version = strictInteger(argv[1])
       if (version === undefined) return PROTOCOL_VERSION_NOT_INTEGER
-      // RESP3 is not spoken here: refused as Redis refuses versions it does not know.
-      if (version !== 2) return NOPROTO
+      if (version !== 2 && version !== 3) return NOPROTO
+      chosen = version
       next = 2
     }
     let auth: [string, Buffer] | undefined
@@ -946,15 +955,9 @@ class Client {
         return HELLO_NOAUTH
       }
       if (setName !== undefined) this.#record.name = setName.toString('latin1')
-      return [
-        bulk('server'), bulk('redis'),
-        bulk('version'), bulk(SERVER_VERSION),
-        bulk('proto'), 2,
-        bulk('id'), this.id,
-        bulk('mode'), bulk('standalone'),
-        bulk('role'), bulk('master'),
-        bulk('modules'), [],
-      ]
+      if (chosen !== undefined) this.#resp = chosen
+      // Encoded now, in the protocol just chosen: commands after it are already read.
+      return new Raw(encodeFor(this.#resp, helloReply(this.#resp, { version: SERVER_VERSION, id: this.id })))
     }
     if (auth === undefined) return finish()
     const result = this.#auth(auth[0], auth[1])
@@ -964,6 +967,7 @@ class Client {
 
   #reset(): Out {
     this.#multi = undefined
+    this.#resp = 2
     this.#stopStreams()
     this.#setDb(0)
     this.#record.name = ''
@@ -1013,8 +1017,10 @@ class Client {
     this.#multi = undefined
     if (this.#dirty) return EXEC_ABORT
     if (queued.some((command) => lower(command[0] as Buffer) === 'select')) this.#barrier = true
+    const resp = this.#resp
     return this.#shared.executor.transaction(queued, this.#context).then((replies) => {
       if (replies instanceof ReplyError) return replies
+      if (resp === 3) replies = resp3Transaction(queued, replies) as Reply[]
       // A SELECT that ran inside the transaction stays in effect afterwards, as in Redis.
       queued.forEach((command, i) => {
         if (lower(command[0] as Buffer) === 'select' && replies[i] === OK) {
@@ -1040,7 +1046,7 @@ class Client {
       }
       confirmations.push([bulk(type), name, this.#channels.size + this.#patterns.size])
     }
-    const out = new Raw(encodeReplies(confirmations))
+    const out = new Raw(pushFrames(this.#resp, confirmations as Reply[][]))
     if (waits.length === 0) return out
     return Promise.all(waits).then((errors) => {
       const failed = errors.find((error) => error !== undefined)
@@ -1064,10 +1070,10 @@ class Client {
             resolve(undefined)
             return
           case 'message':
-            if (map.get(key) === entry) this.#push(encodeReply([bulk('message'), event.channel, event.message]))
+            if (map.get(key) === entry) this.#push(pushFrame(this.#resp, [bulk('message'), event.channel, event.message]))
             return
           case 'pmessage':
-            if (map.get(key) === entry) this.#push(encodeReply([bulk('pmessage'), event.pattern, event.channel, event.message]))
+            if (map.get(key) === entry) this.#push(pushFrame(this.#resp, [bulk('pmessage'), event.pattern, event.channel, event.message]))
         }
       }
       this.#shared.executor.subscribe({ kind, names: [entry.name] }, onEvent, entry.abort.signal, this.#context).then(
@@ -1085,7 +1091,7 @@ class Client {
     const map = kind === 'channel' ? this.#channels : this.#patterns
     const type = bulk(kind === 'channel' ? 'unsubscribe' : 'punsubscribe')
     const targets = names.length > 0 ? names : [...map.values()].map((entry) => entry.name)
-    if (targets.length === 0) return [type, null, this.#channels.size + this.#patterns.size]
+    if (targets.length === 0) return new Raw(pushFrame(this.#resp, [type, null, this.#channels.size + this.#patterns.size]))
     const replies: Reply[] = []
     for (const name of targets) {
       const key = name.toString('latin1')
@@ -1096,7 +1102,7 @@ class Client {
       }
       replies.push([type, name, this.#channels.size + this.#patterns.size])
     }
-    return new Raw(encodeReplies(replies))
+    return new Raw(pushFrames(this.#resp, replies as Reply[][]))
   }
 
   #startMonitor(): Out {
@@ -1111,8 +1117,15 @@ class Client {
     return OK
   }
 
-  /** CLIENT, from the listener's registry (resp/client-command.ts); TRACKING and CACHING go on. */
+  /**
+   * CLIENT, from the listener's registry (resp/client-command.ts); the tracking subcommands are
+   * answered by resp/client-tracking.ts (TRACKING ON is refused).
+   */
   #client(argv: Buffer[]): Out | Promise<Out> | typeof NO_REPLY {
+    if (argv.length >= 2) {
+      const tracking = clientTrackingReply(lower(argv[1]), argv)
+      if (tracking !== undefined) return tracking
+    }
     const registry = this.#shared.registry
     const outcome = clientCommand(
       {

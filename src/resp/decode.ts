@@ -1,9 +1,26 @@
 /**
- * RESP2 reply decoding: what a client reads from a Redis server.
+ * RESP2 and RESP3 reply decoding: what a client reads from a Redis server. One grammar serves
+ * both: RESP3's type bytes never start a RESP2 reply, so a RESP2 stream decodes as before.
  *
  */
 
-import { NULL_ARRAY, OK, PONG, QUEUED, ReplyError, Status, type Reply } from '../reply.js'
+import {
+  AttributedReply,
+  BigNumber,
+  BlobError,
+  NULL_ARRAY,
+  OK,
+  PONG,
+  QUEUED,
+  ReplyDouble,
+  ReplyError,
+  ReplyMap,
+  ReplyPush,
+  ReplySet,
+  Status,
+  VerbatimString,
+  type Reply,
+} from '../reply.js'
 import {
   asBuffer,
   copyBytes,
@@ -34,8 +51,18 @@ export interface RespDecoderOptions {
    * to arrive, so this also bounds what one reply can make the decoder allocate.
    */
   maxBulkLength?: number
-  /** Most elements in one array. Default 2^31-1, the most Redis itself accepts. */
+  /**
+   * Most elements in one array, set or push, or pairs in one map or attribute. Default 2^31-1,
+   * the most Redis itself accepts.
+   */
   maxArrayLength?: number
+  /**
+   * Most aggregates (arrays, maps, sets, pushes, attributes) open inside one another. Default
+   * 2^20: far deeper than any reply Redis builds (a Lua reply's nesting is bounded by Lua's C
+   * stack). Nesting costs no recursion here, only a small record per open level, so the bound
+   * is on memory: set it lower for a peer you do not trust.
+   */
+  maxDepth?: number
   /**
    * Longest simple-string or error line, in bytes. Redis does not bound these (a Lua
    * `error_reply` can be long), so the default is 512 MiB, like a bulk.
@@ -62,12 +89,43 @@ export interface Decoded<T> {
 /** Longest legal `:`, `$` or `*` line before its LF: type byte, sign and digits, CR. */
 const NUMBER_LINE = 1 + MAX_INTEGER_DIGITS + 1
 
-/** An array whose elements are still arriving, while a nested one is being read. */
+/** An aggregate whose elements are still arriving, while a nested one is being read. */
 interface OpenArray {
   readonly items: Reply[]
   readonly size: number
   readonly filled: number
+  readonly kind: Kind
 }
+
+/** What an open aggregate becomes once its items are in. */
+const enum Kind {
+  Array,
+  Map,
+  Set,
+  Push,
+  /** `|n`: 2n items of attributes, then the reply they annotate, as one more item. */
+  Attribute,
+}
+
+/** RESP3's type bytes, beside the RESP2 ones in `Byte`. */
+const enum Type3 {
+  Null = 95, // _
+  Double = 44, // ,
+  Boolean = 35, // #
+  BlobError = 33, // !
+  Verbatim = 61, // =
+  BigNumber = 40, // (
+  Map = 37, // %
+  Set = 126, // ~
+  Attribute = 124, // |
+  Push = 62, // >
+}
+
+/** Default {@link RespDecoderOptions.maxDepth}. */
+const DEFAULT_MAX_DEPTH = 1 << 20
+
+const DOUBLE_TEXT = /^[+-]?(?:inf|nan|(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)$/i
+const BIG_NUMBER_TEXT = /^-?\d+$/
 
 /** Arrays up to this many elements get their storage at once; longer ones grow as items arrive. */
 const enum Preallocate {
@@ -91,10 +149,15 @@ class ReplyParser implements Parser<Reply> {
   #items: Reply[] | undefined = undefined
   #size = 0
   #filled = 0
+  /** What the innermost open aggregate is (an array but in RESP3 replies). */
+  #kind = Kind.Array
+  /** The type byte of the bulk-like value whose body is awaited: `$`, `=` or `!`. */
+  #bulkType: number = Byte.Dollar
   /** The open arrays around the innermost one, outermost first. */
   readonly #outer: OpenArray[] = []
   readonly #maxBulk: number
   readonly #maxArray: number
+  readonly #maxDepth: number
   readonly #maxLine: number
   readonly #copyBulks: boolean
   /** The smallest line-length limit of any type: complete lines up to it need no check. */
@@ -103,6 +166,7 @@ class ReplyParser implements Parser<Reply> {
   constructor(options: RespDecoderOptions = {}) {
     this.#maxBulk = options.maxBulkLength ?? DEFAULT_MAX_BULK
     this.#maxArray = options.maxArrayLength ?? DEFAULT_MAX_ARRAY
+    this.#maxDepth = options.maxDepth ?? DEFAULT_MAX_DEPTH
     this.#maxLine = options.maxLineLength ?? DEFAULT_MAX_BULK
     this.#copyBulks = options.copyBulks ?? false
     this.#shortLine = Math.min(NUMBER_LINE, this.#maxLine + 2)
@@ -136,7 +200,8 @@ class ReplyParser implements Parser<Reply> {
         const end = pos + this.bulk
         if (end + 2 > length) return this.#suspend(pos, items, size, filled)
         if (buf[end] !== Byte.CR || buf[end + 1] !== Byte.LF) throw missingBulkCRLF()
-        value = this.#bulkValue(buf, pos, end, length)
+        value =
+          this.#bulkType === Byte.Dollar ? this.#bulkValue(buf, pos, end, length) : bulkLike(this.#bulkType, copyBytes(buf, pos, end))
         this.bulk = -1
         pos = end + 2
       } else {
@@ -188,6 +253,7 @@ class ReplyParser implements Parser<Reply> {
               const bodyEnd = pos + n
               if (bodyEnd + 2 > length) {
                 this.bulk = n
+                this.#bulkType = Byte.Dollar
                 return this.#suspend(pos, items, size, filled)
               }
               if (buf[bodyEnd] !== Byte.CR || buf[bodyEnd + 1] !== Byte.LF) throw missingBulkCRLF()
@@ -200,7 +266,8 @@ class ReplyParser implements Parser<Reply> {
           } else if (n === -1) value = NULL_ARRAY
           else if (typeof n !== 'number' || n < 0 || n > this.#maxArray) throw lineError(type)
           else if (n > 0) {
-            if (items !== undefined) this.#outer.push({ items, size, filled })
+            if (items !== undefined) this.#nest(items, size, filled, Kind.Array)
+            else this.#kind = Kind.Array
             items = n <= Preallocate.MaxItems ? new Array<Reply>(n) : []
             size = n
             filled = 0
@@ -223,21 +290,60 @@ class ReplyParser implements Parser<Reply> {
           if (lf < 0) return this.#suspend(pos, items, size, filled)
           value = type === Byte.Plus ? status(buf, pos + 1, lf - 1) : new ReplyError(utf8(buf, pos + 1, lf - 1))
           pos = lf + 1
+        } else if (type === Type3.Map || type === Type3.Set || type === Type3.Push || type === Type3.Attribute) {
+          const lf = this.#findLine(buf, pos, type)
+          if (lf < 0) return this.#suspend(pos, items, size, filled)
+          const n = parseInteger(buf, pos + 1, lf - 1)
+          if (typeof n !== 'number' || n < 0 || n > this.#maxArray) throw new RespProtocolError('invalid aggregate length')
+          pos = lf + 1
+          const kind = aggregateKind(type)
+          const count = kind === Kind.Map ? 2 * n : kind === Kind.Attribute ? 2 * n + 1 : n
+          if (count === 0) value = emptyAggregate(kind)
+          else {
+            if (items !== undefined) this.#nest(items, size, filled, kind)
+            else this.#kind = kind
+            items = count <= Preallocate.MaxItems ? new Array<Reply>(count) : []
+            size = count
+            filled = 0
+            continue
+          }
+        } else if (type === Type3.Verbatim || type === Type3.BlobError) {
+          const lf = this.#findLine(buf, pos, type)
+          if (lf < 0) return this.#suspend(pos, items, size, filled)
+          const n = parseInteger(buf, pos + 1, lf - 1)
+          if (typeof n !== 'number' || n < 0 || n > this.#maxBulk) throw lineError(Byte.Dollar)
+          pos = lf + 1
+          const bodyEnd = pos + n
+          if (bodyEnd + 2 > length) {
+            this.bulk = n
+            this.#bulkType = type
+            return this.#suspend(pos, items, size, filled)
+          }
+          if (buf[bodyEnd] !== Byte.CR || buf[bodyEnd + 1] !== Byte.LF) throw missingBulkCRLF()
+          value = bulkLike(type, copyBytes(buf, pos, bodyEnd))
+          pos = bodyEnd + 2
+        } else if (type === Type3.Null || type === Type3.Boolean || type === Type3.Double || type === Type3.BigNumber) {
+          const lf = this.#findLine(buf, pos, type)
+          if (lf < 0) return this.#suspend(pos, items, size, filled)
+          value = scalar(type, utf8(buf, pos + 1, lf - 1))
+          pos = lf + 1
         } else throw new RespProtocolError(`invalid reply type byte '${describeByte(type)}'`)
       }
       while (items !== undefined) {
         items[filled++] = value
         if (filled < size) continue tokens
         // The array is complete: it is the value, for the array around it if any.
-        value = items
+        value = this.#kind === Kind.Array ? items : aggregate(this.#kind, items)
         const outer = this.#outer.pop()
         if (outer === undefined) {
           items = undefined
           this.#items = undefined
+          this.#kind = Kind.Array
         } else {
           items = outer.items
           size = outer.size
           filled = outer.filled
+          this.#kind = outer.kind
         }
       }
       if (onReply === undefined) {
@@ -253,6 +359,13 @@ class ReplyParser implements Parser<Reply> {
       }
       if (pos >= length) return undefined
     }
+  }
+
+  /** Opens an aggregate of `kind` inside the innermost one (given by its locals). */
+  #nest(items: Reply[], size: number, filled: number, kind: Kind): void {
+    if (this.#outer.length + 2 > this.#maxDepth) throw new RespProtocolError('too many nested aggregates')
+    this.#outer.push({ items, size, filled, kind: this.#kind })
+    this.#kind = kind
   }
 
   /** Saves where `run` stopped, inside a reply or at the end of `buf`, to go on from there. */
@@ -274,15 +387,17 @@ class ReplyParser implements Parser<Reply> {
         this.#filled = filled + 1
         return NEED_MORE
       }
-      value = items
+      value = this.#kind === Kind.Array ? items : aggregate(this.#kind, items)
       const outer = this.#outer.pop()
       if (outer === undefined) {
         this.#items = undefined
+        this.#kind = Kind.Array
         return value
       }
       this.#items = outer.items
       this.#size = outer.size
       this.#filled = outer.filled
+      this.#kind = outer.kind
     }
   }
 
@@ -314,12 +429,13 @@ class ReplyParser implements Parser<Reply> {
 
   deliverBulk(body: Buffer): Reply | NeedMore {
     this.bulk = -1
-    return this.#items === undefined ? body : this.#attach(body)
+    const value = this.#bulkType === Byte.Dollar ? body : bulkLike(this.#bulkType, body)
+    return this.#items === undefined ? value : this.#attach(value)
   }
 
   /** `length` counts from the type byte up to the LF, so a simple string's own limit is 2 bytes less. */
   checkPartialLine(type: number, length: number): void {
-    if (length > (type === Byte.Plus || type === Byte.Dash ? this.#maxLine + 2 : NUMBER_LINE)) throw tooLong(type)
+    if (length > (isTextLine(type) ? this.#maxLine + 2 : NUMBER_LINE)) throw tooLong(type)
   }
 }
 
@@ -337,6 +453,57 @@ function utf8(buf: Uint8Array, start: number, end: number): string {
   return asBuffer(buf).toString('utf8', start, end)
 }
 
+/** Lines whose length only `maxLineLength` bounds: simple strings, errors, doubles, big numbers. */
+function isTextLine(type: number): boolean {
+  return type === Byte.Plus || type === Byte.Dash || type === Type3.Double || type === Type3.BigNumber
+}
+
+function aggregateKind(type: number): Kind {
+  if (type === Type3.Map) return Kind.Map
+  if (type === Type3.Set) return Kind.Set
+  if (type === Type3.Push) return Kind.Push
+  return Kind.Attribute
+}
+
+/** A complete aggregate of a RESP3 kind. */
+function aggregate(kind: Kind, items: Reply[]): Reply {
+  if (kind === Kind.Map) return new ReplyMap(items)
+  if (kind === Kind.Set) return new ReplySet(items)
+  if (kind === Kind.Push) return new ReplyPush(items)
+  if (kind === Kind.Attribute) return new AttributedReply(items.slice(0, -1), items[items.length - 1])
+  return items
+}
+
+function emptyAggregate(kind: Kind): Reply {
+  return aggregate(kind, [])
+}
+
+/** The body of a verbatim string (`fmt:text`) or a blob error. */
+function bulkLike(type: number, body: Buffer): Reply {
+  if (type === Type3.BlobError) return new BlobError(body.toString('utf8'))
+  if (body.length < 4 || body[3] !== 58) throw new RespProtocolError('invalid verbatim string')
+  return new VerbatimString(body.toString('latin1', 0, 3), body.subarray(4))
+}
+
+/** The one-line RESP3 scalars: null, boolean, double, big number. */
+function scalar(type: number, text: string): Reply {
+  if (type === Type3.Null) {
+    if (text !== '') throw new RespProtocolError('invalid null')
+    return null
+  }
+  if (type === Type3.Boolean) {
+    if (text === 't') return true
+    if (text === 'f') return false
+    throw new RespProtocolError('invalid boolean')
+  }
+  if (type === Type3.Double) {
+    if (!DOUBLE_TEXT.test(text)) throw new RespProtocolError('invalid double')
+    return new ReplyDouble(text)
+  }
+  if (!BIG_NUMBER_TEXT.test(text)) throw new RespProtocolError('invalid big number')
+  return new BigNumber(text)
+}
+
 function lineError(type: number): RespProtocolError {
   if (type === Byte.Dollar) return new RespProtocolError('invalid bulk length')
   if (type === Byte.Star) return new RespProtocolError('invalid multibulk length')
@@ -345,7 +512,9 @@ function lineError(type: number): RespProtocolError {
 }
 
 function tooLong(type: number): RespProtocolError {
-  return type === Byte.Plus || type === Byte.Dash ? new RespProtocolError('too big simple string or error line') : lineError(type)
+  if (type === Byte.Plus || type === Byte.Dash) return new RespProtocolError('too big simple string or error line')
+  if (isTextLine(type)) return new RespProtocolError('too long double or big number line')
+  return lineError(type)
 }
 
 /**
@@ -354,7 +523,7 @@ function tooLong(type: number): RespProtocolError {
  * {@link RespDecoder}, which does not re-read a partial reply on every chunk.
  *
  * @returns the reply and the offset after it, or {@link NEED_MORE} if `buf` ends inside it.
- * @throws {@link RespProtocolError} if the bytes are not a RESP2 reply; RangeError for a bad `offset`.
+ * @throws {@link RespProtocolError} if the bytes are not a RESP2 or RESP3 reply; RangeError for a bad `offset`.
  * @public
  */
 export function decodeReply(buf: Uint8Array, offset = 0, options?: RespDecoderOptions): Decoded<Reply> | NeedMore {
@@ -362,7 +531,8 @@ export function decodeReply(buf: Uint8Array, offset = 0, options?: RespDecoderOp
 }
 
 /**
- * Streaming RESP2 reply decoder. Two ways to use it, which may be mixed on one decoder:
+ * Streaming reply decoder for RESP2 and RESP3 (every RESP3 type: map, set, push, attribute,
+ * double, boolean, null, big number, verbatim string, blob error). Two ways to use it, which may be mixed on one decoder:
  *
  * - push: {@link RespDecoder.feed} a socket chunk (any split is fine) with a handler that
  *   receives every reply it completes. The fastest way: replies are parsed straight out of the

@@ -6,8 +6,9 @@
  *
  */
 
-import { NULL_ARRAY, OK, ReplyError, Status, type Command, type Reply } from '../reply.js'
+import { isResp3Reply, NULL_ARRAY, OK, ReplyError, Status, toResp2, type Command, type Reply } from '../reply.js'
 import { asBuffer, CR, LF } from './protocol.js'
+import { resp3ByteLength, writeResp3 } from './encode3.js'
 
 const STAR = 42
 const DOLLAR = 36
@@ -28,7 +29,8 @@ const SHORT_BYTES = 8
  */
 let argLengths: number[] = []
 
-function digitCount(n: number): number {
+/** @internal */
+export function digitCount(n: number): number {
   if (n < 10) return 1
   if (n < 100) return 2
   if (n < 1000) return 3
@@ -38,7 +40,8 @@ function digitCount(n: number): number {
 }
 
 /** Writes a non-negative safe integer in decimal, returning the offset after it. */
-function writeDecimal(out: Buffer, offset: number, n: number): number {
+/** @internal */
+export function writeDecimal(out: Buffer, offset: number, n: number): number {
   const end = offset + digitCount(n)
   let at = end
   do {
@@ -61,13 +64,15 @@ function writeText(out: Buffer, offset: number, s: string, byteLength: number): 
   else for (let i = 0; i < byteLength; i++) out[offset + i] = s.charCodeAt(i)
 }
 
-function writeBytes(out: Buffer, offset: number, bytes: Uint8Array): void {
+/** @internal */
+export function writeBytes(out: Buffer, offset: number, bytes: Uint8Array): void {
   if (bytes.length > SHORT_BYTES) out.set(bytes, offset)
   else for (let i = 0; i < bytes.length; i++) out[offset + i] = bytes[i]
 }
 
 /** `<type><n>\r\n`, the header of arrays and bulk strings. */
-function writeHeader(out: Buffer, offset: number, type: number, n: number): number {
+/** @internal */
+export function writeHeader(out: Buffer, offset: number, type: number, n: number): number {
   out[offset] = type
   offset = writeDecimal(out, offset + 1, n)
   out[offset] = CR
@@ -75,7 +80,8 @@ function writeHeader(out: Buffer, offset: number, type: number, n: number): numb
   return offset + 2
 }
 
-function headerLength(n: number): number {
+/** @internal */
+export function headerLength(n: number): number {
   return digitCount(n) + 3
 }
 
@@ -150,7 +156,8 @@ const INT64_MIN = -(2n ** 63n)
 const INT64_MAX = 2n ** 63n - 1n
 
 /** The decimal text of an integer reply too large for the fast path; refuses what RESP cannot carry. */
-function bigIntegerText(n: number | bigint): string {
+/** @internal */
+export function bigIntegerText(n: number | bigint): string {
   if (typeof n === 'number' && !Number.isInteger(n)) throw new RangeError(`Not an integer reply: ${n}`)
   const big = BigInt(n)
   if (big < INT64_MIN || big > INT64_MAX) throw new RangeError(`Integer reply out of 64-bit range: ${n}`)
@@ -158,7 +165,8 @@ function bigIntegerText(n: number | bigint): string {
 }
 
 /** A simple string or error must stay on one line; Redis too turns CR/LF in errors into spaces. */
-function lineText(text: string): string {
+/** @internal */
+export function lineText(text: string): string {
   return text.includes('\r') || text.includes('\n') ? text.replace(/[\r\n]/g, ' ') : text
 }
 
@@ -181,10 +189,12 @@ export function replyByteLength(reply: Reply): number {
   }
   if (reply instanceof Status) return Buffer.byteLength(lineText(reply.text), 'utf8') + 3
   if (reply instanceof ReplyError) return Buffer.byteLength(lineText(reply.message), 'utf8') + 3
+  if (isResp3Reply(reply)) return replyByteLength(toResp2(reply))
   throw new TypeError(`Not a RESP reply: ${String(reply)}`)
 }
 
-function writeLine(out: Buffer, offset: number, type: number, text: string): number {
+/** @internal */
+export function writeLine(out: Buffer, offset: number, type: number, text: string): number {
   out[offset++] = type
   offset += out.write(text, offset, 'utf8')
   out[offset] = CR
@@ -230,6 +240,7 @@ function writeAny(reply: Reply, out: Buffer, offset: number): number {
   if (reply === OK) return writeConstant(out, offset, OK_BYTES)
   if (reply instanceof Status) return writeLine(out, offset, PLUS, lineText(reply.text))
   if (reply instanceof ReplyError) return writeLine(out, offset, MINUS, lineText(reply.message))
+  if (isResp3Reply(reply)) return writeAny(toResp2(reply), out, offset)
   throw new TypeError(`Not a RESP reply: ${String(reply)}`)
 }
 
@@ -244,7 +255,9 @@ export function writeReply(reply: Reply, out: Uint8Array, offset: number): numbe
 
 /**
  * A reply in the exact bytes Redis would send: `+OK\r\n`, `-ERR …\r\n`, `:1\r\n`, `$-1\r\n` for
- * `null`, `*-1\r\n` for {@link NULL_ARRAY}, bulk strings and nested arrays.
+ * `null`, `*-1\r\n` for {@link NULL_ARRAY}, bulk strings and nested arrays. A RESP3 type is
+ * written as Redis writes the same data in RESP2 (see `toResp2`); {@link encodeResp3Reply}
+ * writes RESP3.
  * @throws RangeError for a number that is not an integer in the 64-bit range; TypeError for a non-reply.
  * @public
  */
@@ -264,5 +277,29 @@ export function encodeReplies(replies: readonly Reply[]): Buffer {
   const out = Buffer.allocUnsafe(size)
   let offset = 0
   for (const reply of replies) offset = writeAny(reply, out, offset)
+  return out
+}
+
+/**
+ * A reply in RESP3, as Redis writes it to a connection that said `HELLO 3`: both nulls as
+ * `_\r\n`, maps `%`, sets `~`, pushes `>`, doubles `,`, booleans `#`, big numbers `(`, verbatim
+ * strings `=`, attributes `|`, blob errors `!`.
+ * @throws RangeError for a number that is not an integer in the 64-bit range; TypeError for a
+ * non-reply or a map with an odd number of items.
+ * @public
+ */
+export function encodeResp3Reply(reply: Reply): Buffer {
+  const out = Buffer.allocUnsafe(resp3ByteLength(reply))
+  writeResp3(reply, out, 0)
+  return out
+}
+
+/** Several RESP3 replies back to back in one buffer. @public */
+export function encodeResp3Replies(replies: readonly Reply[]): Buffer {
+  let size = 0
+  for (const reply of replies) size += resp3ByteLength(reply)
+  const out = Buffer.allocUnsafe(size)
+  let offset = 0
+  for (const reply of replies) offset = writeResp3(reply, out, offset)
   return out
 }

@@ -1,4 +1,4 @@
-import { NULL_ARRAY, ReplyError, Status, type Reply } from '../reply.js'
+import { NULL_ARRAY, ReplyError, Status, toResp2, type Reply } from '../reply.js'
 import { asBuffer } from '../resp/protocol.js'
 
 /**
@@ -23,6 +23,8 @@ export function replyToJson(reply: Reply, encoding: StringEncoding = 'utf8'): st
     return JSON.stringify(reply.text)
   }
   if (reply instanceof ReplyError) return `{"error":${JSON.stringify(reply.message)}}`
+  // The RESP3 types (which the engines do not produce) render as their RESP2 form: see docs/protocol.md.
+  if (!Array.isArray(reply)) return replyToJson(toResp2(reply), encoding)
   const items = reply as readonly Reply[]
   if (items.length === 0) return '[]'
   let out = '['

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import type { Command, Reply } from '../../src/reply.js'
+import { ReplyMap } from '../../src/reply.js'
 import type { CallContext, Executor } from '../../src/executor/executor.js'
 import { MemoryExecutor } from '../../src/executor/memory/memory-executor.js'
 import { TokenStore } from '../../src/auth/tokens.js'
@@ -115,7 +116,7 @@ describe('RESP listener with the gateway tokens (auth option)', () => {
     expect(show(await client.call('UNSUBSCRIBE'))).toEqual(['unsubscribe', 'news', 0])
   })
 
-  test('HELLO 2 AUTH logs in as default or readonly; HELLO 3 stays refused', async () => {
+  test('HELLO 2 AUTH logs in as default or readonly; HELLO 3 keeps the read-only rights', async () => {
     const client = await connect()
     expect(show(await client.call('HELLO', '2', 'AUTH', 'default', 'wrong'))).toBe(WRONGPASS)
     const hello = show(await client.call('HELLO', '2', 'AUTH', 'default', 'standard-token')) as unknown[]
@@ -124,7 +125,9 @@ describe('RESP listener with the gateway tokens (auth option)', () => {
     const reader = await connect()
     expect((show(await reader.call('HELLO', '2', 'AUTH', READONLY_RESP_USER, 'readonly-token')) as unknown[])[0]).toBe('server')
     expect(show(await reader.call('SET', 'h', '2'))).toBe("-NOPERM this user has no permissions to run the 'set' command")
-    expect(show(await reader.call('HELLO', '3'))).toBe('-NOPROTO unsupported protocol version')
+    expect(show(await reader.call('HELLO', '4'))).toBe('-NOPROTO unsupported protocol version')
+    expect(await reader.call('HELLO', '3')).toBeInstanceOf(ReplyMap)
+    expect(show(await reader.call('SET', 'h', '3'))).toBe("-NOPERM this user has no permissions to run the 'set' command")
   })
 
   test('ACL users log in with their own passwords and run as themselves; users without a password are refused', async () => {

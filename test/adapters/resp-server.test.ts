@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest'
 import { spawn, spawnSync } from 'node:child_process'
-import { ReplyError, type Command, type Reply } from '../../src/reply.js'
+import { ReplyError, ReplyMap, type Command, type Reply } from '../../src/reply.js'
 import type { CallContext, Executor } from '../../src/executor/executor.js'
 import { MemoryExecutor } from '../../src/executor/memory/memory-executor.js'
 import { SocketExecutor } from '../../src/executor/socket/socket-executor.js'
@@ -136,14 +136,19 @@ describe('RESP listener over the memory executor', () => {
     expect(replies.map(show)).toEqual(Array.from({ length: 1000 }, (_, i) => `m${i}`))
   })
 
-  test('HELLO 2 answers the server map; HELLO 3 is refused with NOPROTO', async () => {
+  test('HELLO 2 answers the server map; HELLO 3 switches to RESP3; other versions are refused with NOPROTO', async () => {
     const client = await connect()
     const hello = show(await client.call('HELLO', '2', 'SETNAME', 'via-hello')) as unknown[]
     expect(hello.slice(0, 2)).toEqual(['server', 'redis'])
     expect(hello.slice(4, 6)).toEqual(['proto', 2])
     expect(hello.slice(8)).toEqual(['mode', 'standalone', 'role', 'master', 'modules', []])
     expect(show(await client.call('CLIENT', 'GETNAME'))).toBe('via-hello')
-    expect(show(await client.call('HELLO', '3'))).toBe('-NOPROTO unsupported protocol version')
+    expect(show(await client.call('HELLO', '4'))).toBe('-NOPROTO unsupported protocol version')
+    const resp3 = await client.call('HELLO', '3')
+    expect(resp3).toBeInstanceOf(ReplyMap)
+    expect((resp3 as ReplyMap).entries.slice(4, 6).map(show)).toEqual(['proto', 3])
+    expect(await client.call('GET', 'missing')).toBeNull()
+    expect(show(await client.call('HELLO', '2'))).toContain(2)
     expect(show(await client.call('HELLO', 'x'))).toBe('-ERR Protocol version is not an integer or out of range')
     expect(show(await client.call('HELLO', '2', 'FOO'))).toBe("-ERR Syntax error in HELLO option 'FOO'")
     expect(show(await client.call('PING'))).toBe('+PONG')

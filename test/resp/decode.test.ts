@@ -541,7 +541,7 @@ describe('RespDecoder on malformed input', () => {
 
   it('delivers the replies before the error, then keeps failing and ignores new input', () => {
     const decoder = new RespDecoder()
-    decoder.push(bin(':1\r\n:2\r\n!'))
+    decoder.push(bin(':1\r\n:2\r\n@'))
     expect(decoder.next()).toBe(1)
     expect(decoder.next()).toBe(2)
     let first: unknown
