@@ -171,6 +171,7 @@ describe.skipIf(redisServerSkipReason !== undefined)(liveSuiteName('cluster exec
     const asked = executor.stats.asked - askedBefore
     console.info(`resharding: ${load.state.ops} round trips, ${moved} MOVED and ${asked} ASK followed`)
     expect(moved).toBeGreaterThan(0)
+    expect(asked).toBeGreaterThan(0)
     // The keys written before moved with their slots and read back through the new owner.
     const owner = await cluster.cli(cluster.indexOf(to.port), 'CLUSTER', 'COUNTKEYSINSLOT', String(keySlot(moving[0])))
     expect(Number(owner)).toBeGreaterThan(0)
