@@ -47,7 +47,7 @@ import {
   subscribedModeError,
   wrongArity as arity,
 } from '../commands/errors.js'
-import { notAvailable } from '../executor/connection-state.js'
+import { ShardSubscriptions } from './resp/shard-pubsub.js'
 
 /**
  * The user name the read-only token logs in as: `AUTH readonly <read-only token>`.
@@ -186,6 +186,11 @@ class Raw {
 
 type Out = Reply | Raw
 
+/** Encoded frames (or an error) as the reply of a command. */
+function raw(frames: Buffer | Promise<Buffer | ReplyError>): Out | Promise<Out> {
+  return frames instanceof Promise ? frames.then((out) => (out instanceof Buffer ? new Raw(out) : out)) : new Raw(frames)
+}
+
 /** One reply position in a connection's output: filled now or later, written in order. */
 interface Slot {
   out: Buffer | undefined
@@ -207,7 +212,7 @@ const NO_AUTH: ReadonlySet<string> = new Set(
  */
 const READONLY_CONNECTION: ReadonlySet<string> = new Set([
   'auth', 'hello', 'quit', 'reset', 'select', 'multi', 'exec', 'discard', 'watch', 'unwatch',
-  'subscribe', 'psubscribe', 'unsubscribe', 'punsubscribe', 'ping',
+  'subscribe', 'psubscribe', 'unsubscribe', 'punsubscribe', 'ssubscribe', 'sunsubscribe', 'ping',
 ])
 /** CLIENT subcommands the listener answers from the connection's own state. */
 const CLIENT_OWN: ReadonlySet<string> = new Set(['setname', 'getname', 'id'])
@@ -306,6 +311,8 @@ class Client {
   #dirty = false
   readonly #channels = new Map<string, Subscribed>()
   readonly #patterns = new Map<string, Subscribed>()
+  /** SSUBSCRIBE's shard channels (sharded pub/sub lives in its own module). */
+  readonly #shards: ShardSubscriptions
   #monitor: AbortController | undefined
   /** When the connection started, or was logged out by RESET; undefined while authenticated. */
   #unauthenticatedSince: number | undefined
@@ -334,6 +341,13 @@ class Client {
     this.#lastInteraction = now
     this.#lastProgress = now
     this.#context = this.#makeContext()
+    this.#shards = new ShardSubscriptions({
+      executor: shared.executor,
+      context: () => this.#context,
+      push: (frame) => this.#push(frame),
+      destroy: () => this.#socket.destroy(),
+      failure: errorReply,
+    })
     socket.setNoDelay(true)
     socket.on('data', (chunk: Buffer) => this.#onData(chunk))
     socket.on('drain', () => this.#onDrain())
@@ -386,7 +400,12 @@ class Client {
 
   /** Subscribed or monitoring: the `pubsub` output class, exempt from the idle timeout. */
   #streaming(): boolean {
-    return this.#channels.size + this.#patterns.size > 0 || this.#monitor !== undefined
+    return this.#subscribed() || this.#monitor !== undefined
+  }
+
+  /** Redis's CLIENT_PUBSUB: any channel, pattern or shard channel subscribed. */
+  #subscribed(): boolean {
+    return this.#channels.size + this.#patterns.size + this.#shards.size > 0
   }
 
   #onData(chunk: Buffer): void {
@@ -648,6 +667,7 @@ class Client {
     for (const entry of this.#patterns.values()) entry.abort.abort()
     this.#channels.clear()
     this.#patterns.clear()
+    this.#shards.stop()
     this.#monitor?.abort()
     this.#monitor = undefined
   }
@@ -662,7 +682,7 @@ class Client {
         return refused
       }
     }
-    if (this.#channels.size + this.#patterns.size > 0 && !SUBSCRIBED_ALLOWED.has(name)) {
+    if (this.#subscribed() && !SUBSCRIBED_ALLOWED.has(name)) {
       return subscribedModeError(name)
     }
     if (this.#multi !== undefined && !MULTI_IMMEDIATE.has(name)) return this.#queue(argv)
@@ -716,10 +736,12 @@ class Client {
       case 'punsubscribe':
         return this.#unsubscribe(name === 'unsubscribe' ? 'channel' : 'pattern', argv.slice(1))
       case 'ssubscribe':
+        if (argc < 2) return arity(name)
+        return raw(this.#shards.subscribe(argv.slice(1)))
       case 'sunsubscribe':
-        return notAvailable(name)
+        return new Raw(this.#shards.unsubscribe(argv.slice(1)))
       case 'ping':
-        if (this.#channels.size + this.#patterns.size === 0) break
+        if (!this.#subscribed()) break
         if (argc > 2) return arity('ping')
         return [bulk('pong'), argc === 2 ? argv[1] : Buffer.alloc(0)]
       case 'monitor':
