@@ -63,6 +63,8 @@ export interface ClusterExecutorStats {
  *   `retryWindow` ms while the topology is refreshed (failovers).
  * - Pipelines are split per node, sent in parallel, answered in request order; a redirected row
  *   is retried alone.
+ * - Shard subscriptions (`kind: 'shard'`) live on the master of their channel's slot and follow
+ *   it when it moves (see shard-subscribe.ts); SPUBLISH runs there too.
  * @public
  */
 export class ClusterExecutor implements Executor {

@@ -40,8 +40,10 @@ interface Sent {
 /**
  * The server refused to subscribe a shard channel (`reply`: MOVED, CROSSSLOT, an ACL error): the
  * subscription ends with this error, the connection and other subscriptions go on.
+ * @public
  */
 export class ShardSubscriptionRefusedError extends BackendUnavailableError {
+  /** The server's error, as it answered SSUBSCRIBE. */
   readonly reply: ReplyError
   constructor(reply: ReplyError) {
     super(`subscription refused: ${reply.message}`)
