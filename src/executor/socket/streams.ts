@@ -219,14 +219,28 @@ export class SubscriberHub {
     this.#send(connection, subscriber.kind, true, fresh)
   }
 
-  /** Sends (P|S)SUBSCRIBE or (P|S)UNSUBSCRIBE for `names`; shard channels one per command. */
+  /**
+   * Sends (P|S)SUBSCRIBE or (P|S)UNSUBSCRIBE for `names`; shard channels one per command. A
+   * subscription the connection would not take (too many commands pending) throws: its
+   * subscribers fail rather than wait for a confirmation that cannot come.
+   */
   #send(connection: Connection, kind: Kind, subscribe: boolean, names: readonly Buffer[]): void {
     if (names.length === 0) return
     const verb = subscribe ? SUBSCRIBE_VERB[kind] : UNSUBSCRIBE_VERB[kind]
     const groups = kind === 'shard' ? names.map((name) => [name]) : [names]
-    for (const group of groups) {
+    for (const [i, group] of groups.entries()) {
+      if (!connection.sendPush([verb, ...group], group.length)) {
+        if (!subscribe) continue
+        // No confirmation will come for these: they are no longer awaited.
+        for (const name of groups.slice(i).flat()) {
+          const tag = `${kind}:${name.toString('latin1')}`
+          const left = (this.#outstanding.get(tag) ?? 1) - 1
+          if (left > 0) this.#outstanding.set(tag, left)
+          else this.#outstanding.delete(tag)
+        }
+        throw new BackendUnavailableError(`${verb} not sent: the subscriber connection has too many commands pending`)
+      }
       this.#sent.push({ kind, subscribe, keys: group.map((name) => name.toString('latin1')), acknowledged: 0 })
-      connection.sendPush([verb, ...group], group.length)
     }
   }
 
