@@ -21,6 +21,7 @@ import { Connection, type ConnectionCounters } from './connection.js'
 import type { ConnectionConfig } from './options.js'
 import { asBuffer } from '../../resp/protocol.js'
 import { compileGlob, type GlobMatcher } from '../memory/lib/glob.js'
+import { keySlot } from '../cluster/slot.js'
 
 type Kind = Subscription['kind']
 
@@ -114,6 +115,8 @@ export class SubscriberHub {
   readonly #maps: Record<Kind, Map<string, Entry>> = { channel: new Map(), pattern: new Map(), shard: new Map() }
   /** Commands sent and not fully acknowledged, oldest first (the server answers in order). */
   #sent: Sent[] = []
+  /** Shard channels whose slot the server is dropping: their own `sunsubscribe` is on its way. */
+  readonly #dropping = new Map<string, Entry>()
   /** SUBSCRIBE/PSUBSCRIBE confirmations still to come, per `kind:name`. */
   readonly #outstanding = new Map<string, number>()
   readonly #subscribers = new Set<Subscriber>()
@@ -332,7 +335,7 @@ export class SubscriberHub {
       case 'sunsubscribe': {
         const key = text(items[1]) ?? ''
         const head = this.#sent[0]
-        if (head !== undefined && head.kind === 'shard' && !head.subscribe && head.keys[head.acknowledged] === key) {
+        if (!this.#dropping.has(key) && head !== undefined && head.kind === 'shard' && !head.subscribe && head.keys[head.acknowledged] === key) {
           this.#acknowledge()
           return true
         }
@@ -353,7 +356,8 @@ export class SubscriberHub {
    */
   #refused(reply: ReplyError): boolean {
     const head = this.#sent[0]
-    if (head === undefined || head.kind !== 'shard') throw new BackendUnavailableError(`subscription refused: ${reply.message}`)
+    if (head === undefined) return false // nothing awaits an answer: no subscription to fail
+    if (head.kind !== 'shard') throw new BackendUnavailableError(`subscription refused: ${reply.message}`)
     this.#sent.shift()
     if (!head.subscribe) return true
     const key = head.keys[0]
@@ -377,13 +381,33 @@ export class SubscriberHub {
    * its listeners hear `sunsubscribe`, with the count of shard channels left to each.
    */
   #lost(key: string, channel: Bytes): void {
-    const entry = this.#maps.shard.get(key)
-    if (entry === undefined || !entry.confirmed) return
-    this.#maps.shard.delete(key)
+    let entry = this.#dropping.get(key)
+    if (entry !== undefined) this.#dropping.delete(key)
+    else {
+      entry = this.#maps.shard.get(key)
+      if (entry === undefined || !entry.confirmed) return
+      this.#maps.shard.delete(key)
+      this.#setAsideSlotOf(key)
+    }
     for (const subscriber of entry.subscribers) {
       subscriber.confirmed.delete(key)
       const event: PubSubEvent = { type: 'sunsubscribe', channel, count: subscriber.confirmed.size }
       if (entry.listeners.has(subscriber)) safely(() => subscriber.onEvent(event), (error) => subscriber.settle(error))
+    }
+  }
+
+  /**
+   * Redis drops every channel of a slot at once (one `sunsubscribe` each, sent together): the
+   * other confirmed channels of `key`'s slot are set aside as soon as the first frame comes, so
+   * that a subscriber leaving on that frame sends no SUNSUBSCRIBE whose answer (a MOVED) could be
+   * taken for theirs. Their own frames then find them in {@link #dropping}.
+   */
+  #setAsideSlotOf(key: string): void {
+    const slot = keySlot(Buffer.from(key, 'latin1'))
+    for (const [other, entry] of this.#maps.shard) {
+      if (!entry.confirmed || keySlot(Buffer.from(other, 'latin1')) !== slot) continue
+      this.#maps.shard.delete(other)
+      this.#dropping.set(other, entry)
     }
   }
 
@@ -412,6 +436,9 @@ export class SubscriberHub {
     const map = this.#maps[subscriber.kind]
     const gone: Buffer[] = []
     for (const key of new Set(subscriber.keys)) {
+      const dropping = subscriber.kind === 'shard' ? this.#dropping.get(key) : undefined // the server drops it anyway: nothing to send
+      dropping?.subscribers.delete(subscriber)
+      dropping?.listeners.delete(subscriber)
       const entry = map.get(key)
       if (entry === undefined) continue
       entry.subscribers.delete(subscriber)
@@ -433,6 +460,7 @@ export class SubscriberHub {
     this.#maps.channel.clear()
     this.#maps.pattern.clear()
     this.#maps.shard.clear()
+    this.#dropping.clear()
     this.#outstanding.clear()
     this.#sent = []
     connection?.close()
