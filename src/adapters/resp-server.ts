@@ -59,6 +59,7 @@ import { notAvailable } from '../executor/connection-state.js'
 import { ClientRegistry, type ClientProbe, type ClientRecord } from './resp/clients.js'
 import { clientCommand, FORWARD, NO_REPLY, userExistsVia } from './resp/client-command.js'
 import { sniffProtocol } from './resp/protocol-sniff.js'
+import { ShardSubscriptions } from './resp/shard-pubsub.js'
 
 /**
  * The user name the read-only token logs in as: `AUTH readonly <read-only token>`.
@@ -208,6 +209,11 @@ class Raw {
 
 type Out = Reply | Raw
 
+/** Encoded frames (or an error) as the reply of a command. */
+function raw(frames: Buffer | Promise<Buffer | ReplyError>): Out | Promise<Out> {
+  return frames instanceof Promise ? frames.then((out) => (out instanceof Buffer ? new Raw(out) : out)) : new Raw(frames)
+}
+
 /** One reply position in a connection's output: filled now or later, written in order. */
 interface Slot {
   out: Buffer | undefined
@@ -231,7 +237,7 @@ const NO_AUTH: ReadonlySet<string> = new Set(
  */
 const READONLY_CONNECTION: ReadonlySet<string> = new Set([
   'auth', 'hello', 'quit', 'reset', 'select', 'multi', 'exec', 'discard', 'watch', 'unwatch',
-  'subscribe', 'psubscribe', 'unsubscribe', 'punsubscribe', 'ping',
+  'subscribe', 'psubscribe', 'unsubscribe', 'punsubscribe', 'ssubscribe', 'sunsubscribe', 'ping',
 ])
 /** CLIENT subcommands that concern the calling connection alone (the read-only user may run them). */
 const CLIENT_OWN: ReadonlySet<string> = new Set([
@@ -338,6 +344,8 @@ class Client {
   #dirty = false
   readonly #channels = new Map<string, Subscribed>()
   readonly #patterns = new Map<string, Subscribed>()
+  /** SSUBSCRIBE's shard channels (sharded pub/sub lives in its own module). */
+  readonly #shards: ShardSubscriptions
   #monitor: AbortController | undefined
   /** When the connection started, or was logged out by RESET; undefined while authenticated. */
   #unauthenticatedSince: number | undefined
@@ -367,6 +375,14 @@ class Client {
     this.#lastInteraction = now
     this.#lastProgress = now
     this.#context = this.#makeContext()
+    this.#shards = new ShardSubscriptions({
+      executor: shared.executor,
+      context: () => this.#context,
+      protocol: () => this.#resp,
+      push: (frame) => this.#push(frame),
+      destroy: () => this.#socket.destroy(),
+      failure: errorReply,
+    })
     socket.setNoDelay(true)
     socket.on('data', (chunk: Buffer) => this.#onData(chunk))
     socket.on('drain', () => this.#onDrain())
@@ -423,7 +439,12 @@ class Client {
 
   /** Subscribed or monitoring: the `pubsub` output class, exempt from the idle timeout. */
   #streaming(): boolean {
-    return this.#channels.size + this.#patterns.size > 0 || this.#monitor !== undefined
+    return this.#subscribed() || this.#monitor !== undefined
+  }
+
+  /** Redis's CLIENT_PUBSUB: any channel, pattern or shard channel subscribed. */
+  #subscribed(): boolean {
+    return this.#channels.size + this.#patterns.size + this.#shards.size > 0
   }
 
   #onData(chunk: Buffer): void {
@@ -523,7 +544,7 @@ class Client {
       db: this.#db,
       sub: this.#channels.size,
       psub: this.#patterns.size,
-      ssub: 0,
+      ssub: this.#shards.size,
       multi: this.#multi?.length ?? -1,
       multiMem,
       qbuf: this.#decoder.bufferedBytes,
@@ -531,7 +552,7 @@ class Client {
       oll: this.#slots.length + this.#outQueue.length,
       omem: this.#held + this.#outQueued + this.#socket.writableLength,
       user: this.#readonly ? READONLY_RESP_USER : (this.#user ?? 'default'),
-      resp: 2,
+      resp: this.#resp,
       lastInteraction: this.#lastInteraction,
       monitor: this.#monitor !== undefined,
       inMulti: this.#multi !== undefined,
@@ -747,6 +768,7 @@ class Client {
     for (const entry of this.#patterns.values()) entry.abort.abort()
     this.#channels.clear()
     this.#patterns.clear()
+    this.#shards.stop()
     this.#monitor?.abort()
     this.#monitor = undefined
   }
@@ -762,7 +784,7 @@ class Client {
       }
     }
     // As Redis: only RESP2 limits a subscribed connection's commands (RESP3 tells pushes apart).
-    if (this.#resp === 2 && this.#channels.size + this.#patterns.size > 0 && !SUBSCRIBED_ALLOWED.has(name)) {
+    if (this.#resp === 2 && this.#subscribed() && !SUBSCRIBED_ALLOWED.has(name)) {
       return subscribedModeError(name)
     }
     if (this.#multi !== undefined && !MULTI_IMMEDIATE.has(name)) return this.#queue(argv)
@@ -816,10 +838,12 @@ class Client {
       case 'punsubscribe':
         return this.#unsubscribe(name === 'unsubscribe' ? 'channel' : 'pattern', argv.slice(1))
       case 'ssubscribe':
+        if (argc < 2) return arity(name)
+        return raw(this.#shards.subscribe(argv.slice(1)))
       case 'sunsubscribe':
-        return notAvailable(name)
+        return new Raw(this.#shards.unsubscribe(argv.slice(1)))
       case 'ping':
-        if (this.#resp === 3 || this.#channels.size + this.#patterns.size === 0) break
+        if (this.#resp === 3 || !this.#subscribed()) break
         if (argc > 2) return arity('ping')
         return [bulk('pong'), argc === 2 ? argv[1] : Buffer.alloc(0)]
       case 'monitor':

@@ -23,18 +23,28 @@ export interface CallContext {
   readonly noTouch?: boolean
 }
 
-/** What to subscribe to: channels by name or by glob pattern. @public */
+/**
+ * What to subscribe to: channels by name, by glob pattern, or shard channels by name (sharded
+ * pub/sub, Redis 7: SSUBSCRIBE; only SPUBLISH reaches them, and in a cluster they live on the
+ * node serving their slot).
+ * @public
+ */
 export interface Subscription {
-  /** `channel` for SUBSCRIBE, `pattern` for PSUBSCRIBE. */
-  readonly kind: 'channel' | 'pattern'
+  /** `channel` for SUBSCRIBE, `pattern` for PSUBSCRIBE, `shard` for SSUBSCRIBE. */
+  readonly kind: 'channel' | 'pattern' | 'shard'
   /** Channel names, or patterns when `kind` is `pattern`. */
   readonly names: readonly Arg[]
 }
 
-/** One pub/sub event, in the order the server sends them. @public */
+/**
+ * One pub/sub event, in the order the server sends them. A `shard` subscription confirms with
+ * `ssubscribe` and receives `smessage`; `sunsubscribe` says the server dropped a shard channel
+ * on its own (Redis does when the channel's slot leaves the node): no more messages come for it.
+ * @public
+ */
 export type PubSubEvent =
-  | { readonly type: 'subscribe' | 'psubscribe'; readonly channel: Bytes; readonly count: number }
-  | { readonly type: 'message'; readonly channel: Bytes; readonly message: Bytes }
+  | { readonly type: 'subscribe' | 'psubscribe' | 'ssubscribe' | 'sunsubscribe'; readonly channel: Bytes; readonly count: number }
+  | { readonly type: 'message' | 'smessage'; readonly channel: Bytes; readonly message: Bytes }
   | { readonly type: 'pmessage'; readonly pattern: Bytes; readonly channel: Bytes; readonly message: Bytes }
 
 /**

@@ -205,9 +205,12 @@ export function formatPubSubEvent(event: PubSubEvent): string {
   switch (event.type) {
     case 'subscribe':
     case 'psubscribe':
+    case 'ssubscribe':
+    case 'sunsubscribe':
       return `${event.type},${utf8.decode(event.channel)},${event.count}`
     case 'message':
-      return `message,${utf8.decode(event.channel)},${utf8.decode(event.message)}`
+    case 'smessage':
+      return `${event.type},${utf8.decode(event.channel)},${utf8.decode(event.message)}`
     case 'pmessage':
       return `pmessage,${utf8.decode(event.pattern)},${utf8.decode(event.channel)},${utf8.decode(event.message)}`
   }

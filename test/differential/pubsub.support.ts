@@ -15,9 +15,12 @@ export function showEvent(event: PubSubEvent): string {
   switch (event.type) {
     case 'subscribe':
     case 'psubscribe':
+    case 'ssubscribe':
+    case 'sunsubscribe':
       return `${event.type} ${text(event.channel)} ${event.count}`
     case 'message':
-      return `message ${text(event.channel)} ${text(event.message)}`
+    case 'smessage':
+      return `${event.type} ${text(event.channel)} ${text(event.message)}`
     case 'pmessage':
       return `pmessage ${text(event.pattern)} ${text(event.channel)} ${text(event.message)}`
   }

@@ -39,6 +39,13 @@ export interface RedisCluster {
   stopNode(i: number): Promise<void>
   /** Index of the node whose port is `port`. */
   indexOf(port: number): number
+  /** Indexes of the nodes running now. */
+  running(): number[]
+  /**
+   * Resolves once `redis-cli --cluster check` finds nothing wrong (every node agrees on the
+   * slots, no slot open, all covered): the state `redis-cli --cluster reshard` needs to start.
+   */
+  clusterCheck(timeoutMs?: number): Promise<void>
   /**
    * Resolves once every running node reports `cluster_state:ok`, agrees on the masters, and its
    * replication link (for a replica) is up; with `replicaCount`, once that many nodes are replicas.
@@ -109,8 +116,16 @@ export async function startRedisCluster(options: ClusterStartOptions = {}): Prom
   const ports = servers.map((server) => (server as RedisServer).port)
   const cli = async (i: number, ...args: string[]): Promise<string> =>
     (await run(REDIS_CLI_BIN, ['-h', '127.0.0.1', '-p', String(ports[i]), ...args], { timeout: 30_000 })).stdout
-  const clusterCli = async (...args: string[]): Promise<string> =>
-    (await run(REDIS_CLI_BIN, ['--cluster', ...args], { timeout: 60_000, maxBuffer: 16 * 1024 * 1024 })).stdout
+  const clusterCli = async (...args: string[]): Promise<string> => {
+    try {
+      return (await run(REDIS_CLI_BIN, ['--cluster', ...args], { timeout: 60_000, maxBuffer: 16 * 1024 * 1024 })).stdout
+    } catch (error) {
+      // redis-cli --cluster reports why it gave up on its stdout ([ERR] lines): keep them.
+      const { stdout = '', stderr = '' } = error as { stdout?: string; stderr?: string }
+      const why = [...stdout.split('\n').filter((line) => /\[(ERR|WARNING)\]|^\*\*\*|error/i.test(line)), stderr.trim()].filter(Boolean).join('\n')
+      throw new Error(`redis-cli --cluster ${args[0]} failed: ${(error as Error).message.split('\n')[0]}\n${why}\n--- stdout tail ---\n${stdout.slice(-4000)}`)
+    }
+  }
 
   const running = (): number[] => servers.flatMap((server, i) => (server !== undefined ? [i] : []))
   /**
@@ -142,6 +157,22 @@ export async function startRedisCluster(options: ClusterStartOptions = {}): Prom
     cli,
     clusterCli,
     indexOf: (port) => ports.indexOf(port),
+    running,
+    async clusterCheck(timeoutMs = 30_000) {
+      let last = ''
+      await waitFor('redis-cli --cluster check to pass', async () => {
+        const [first] = running()
+        try {
+          last = await clusterCli('check', `127.0.0.1:${ports[first]}`)
+        } catch (error) {
+          last = String(error)
+          return false
+        }
+        return !/\[(ERR|WARNING)\]/.test(last)
+      }, timeoutMs, 200).catch((error: Error) => {
+        throw new Error(`${error.message}\n${last}`)
+      })
+    },
     async kill(i) {
       const server = servers[i]
       if (server === undefined) return

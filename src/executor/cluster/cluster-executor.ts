@@ -18,11 +18,14 @@ import { combineInfo, combineMget, combineReplies } from './combine.js'
 import { clusterSettings, type ClusterExecutorOptions, type ClusterSettings } from './options.js'
 import { backoffDelay, pause, redirectOf } from './redirect.js'
 import { route, transactionSlot, type Route, type Split } from './route.js'
+import { subscribeShards, together, type ShardHost } from './shard-subscribe.js'
 import { keySlot } from './slot.js'
 import { SlotMap, address, parseAddress, type NodeAddress } from './slot-map.js'
 
 const EXEC_ABORT = new ReplyError('EXECABORT Transaction discarded because of previous errors.')
 const SLOT_NOT_SERVED = 'CLUSTERDOWN Hash slot not served'
+/** Least time between two topology refreshes that redirections trigger, in ms. */
+const MIN_REFRESH_GAP = 1_000
 /** Bits of the cluster SCAN cursor that say which master the walk is at. */
 const SCAN_INDEX_BITS = 1024n
 
@@ -60,6 +63,8 @@ export interface ClusterExecutorStats {
  *   `retryWindow` ms while the topology is refreshed (failovers).
  * - Pipelines are split per node, sent in parallel, answered in request order; a redirected row
  *   is retried alone.
+ * - Shard subscriptions (`kind: 'shard'`) live on the master of their channel's slot and follow
+ *   it when it moves (see shard-subscribe.ts); SPUBLISH runs there too.
  * @public
  */
 export class ClusterExecutor implements Executor {
@@ -73,6 +78,8 @@ export class ClusterExecutor implements Executor {
   #refreshing: Promise<void> | undefined
   #lastRefresh = 0
   #timer: ReturnType<typeof setInterval> | undefined
+  /** A refresh a MOVED asked for, waiting for {@link MIN_REFRESH_GAP} to pass. */
+  #refreshTimer: ReturnType<typeof setTimeout> | undefined
   #next = 0
   #closed = false
   readonly #counts = { refreshes: 0, moved: 0, asked: 0, retries: 0 }
@@ -123,7 +130,7 @@ export class ClusterExecutor implements Executor {
     const where = route(command)
     switch (where.kind) {
       case 'slot':
-        if (where.publish) return this.#publish(command, where.slot, context)
+        if (where.publish === 'channel') return this.#publish(command, where.slot, context)
         return this.#run(command, where.slot, where.readOnly, context)
       case 'keyless':
         return this.#run(command, undefined, where.readOnly, context)
@@ -169,7 +176,7 @@ export class ClusterExecutor implements Executor {
         rows.forEach((i, k) => {
           const where = routes[i]
           // The node counted its own streams; those behind other nodes are added (see #publish).
-          const reply = where.kind === 'slot' && where.publish && typeof out[k] === 'number' ? (out[k] as number) + this.#listenersElsewhere(commands[i][1], node) : out[k]
+          const reply = where.kind === 'slot' && where.publish === 'channel' && typeof out[k] === 'number' ? (out[k] as number) + this.#listenersElsewhere(commands[i][1], node) : out[k]
           replies[i] = reply
           if (redirectOf(reply) !== undefined) again.add(i)
         })
@@ -217,14 +224,16 @@ export class ClusterExecutor implements Executor {
     }
   }
 
-  /** PUBLISH rows of a transaction, as the server counted them on `node`, counted as #publish does. */
+  /** PUBLISH and SPUBLISH rows of a transaction, as the server counted them on `node`, counted as #publish does. */
   #publishCounts(commands: readonly Command[], replies: Reply[] | ReplyError, node: NodeAddress): Reply[] | ReplyError {
     if (replies instanceof ReplyError) return replies
     return replies.map((reply, i) => {
       const where = route(commands[i])
-      if (where.kind !== 'slot' || !where.publish || typeof reply !== 'number') return reply
-      const own = this.#node(node).receivers(commands[i][1])
-      return Math.max(0, reply - own.subscriptions) + own.listeners + this.#listenersElsewhere(commands[i][1], node)
+      if (where.kind !== 'slot' || where.publish === undefined || typeof reply !== 'number') return reply
+      const sharded = where.publish === 'shard'
+      const own = this.#node(node).receivers(commands[i][1], sharded)
+      // A shard channel's subscribers are all on the node of its slot; other channels' anywhere.
+      return Math.max(0, reply - own.subscriptions) + own.listeners + (sharded ? 0 : this.#listenersElsewhere(commands[i][1], node))
     })
   }
 
@@ -236,6 +245,22 @@ export class ClusterExecutor implements Executor {
     return exec as Reply[]
   }
 
+  /** What {@link subscribeShards} uses of this executor: the slot map, the nodes, recovery. */
+  #shardHost(): ShardHost {
+    const self = this
+    return {
+      masterOf: (slot) => self.#target(slot, false),
+      executor: (node) => self.#node(node),
+      moved: (slot, node) => self.#moved(slot, node),
+      recover: (attempt) => self.#recover(attempt),
+      retryWindow: self.#settings.retryWindow,
+      maxRedirections: self.#settings.maxRedirections,
+      get closed() {
+        return self.#closed
+      },
+    }
+  }
+
   /**
    * Channels are spread by their slot (a pattern by the slot of its text): PUBLISH runs on the
    * node of its channel's slot, so its count includes the subscribers there. Redis Cluster
@@ -244,6 +269,7 @@ export class ClusterExecutor implements Executor {
   async subscribe(target: Subscription, onEvent: (event: PubSubEvent) => void, signal: AbortSignal, context?: CallContext): Promise<void> {
     if (this.#closed) throw new BackendUnavailableError('executor closed')
     await this.#ensure()
+    if (target.kind === 'shard') return subscribeShards(this.#shardHost(), target.names, onEvent, signal, context)
     const groups = new Map<NodeAddress, Arg[]>()
     for (const name of target.names) {
       const node = this.#target(keySlot(name), false) ?? this.#anyMaster()
@@ -263,37 +289,21 @@ export class ClusterExecutor implements Executor {
       confirmed.add(asBuffer(event.channel).toString('latin1'))
       onEvent({ ...event, count: confirmed.size })
     }
-    return this.#together(signal, (inner) => [...groups].map(([node, names]) => this.#node(node).subscribe({ kind: target.kind, names }, relay, inner, context)))
+    return together(signal, (inner) => [...groups].map(([node, names]) => this.#node(node).subscribe({ kind: target.kind, names }, relay, inner, context)))
   }
 
   /** MONITOR of every master, merged in arrival order. */
   async monitor(onEvent: (event: MonitorEvent) => void, signal: AbortSignal, context?: CallContext): Promise<void> {
     if (this.#closed) throw new BackendUnavailableError('executor closed')
     await this.#ensure()
-    return this.#together(signal, (inner) => this.#masters.map((node) => this.#node(node).monitor(onEvent, inner, context)))
-  }
-
-  /** Runs streams under one signal: the first to fail ends them all and is the outcome. */
-  async #together(signal: AbortSignal, start: (inner: AbortSignal) => Promise<void>[]): Promise<void> {
-    const inner = new AbortController()
-    const abort = (): void => inner.abort()
-    signal.addEventListener('abort', abort, { once: true })
-    if (signal.aborted) inner.abort()
-    try {
-      await Promise.all(start(inner.signal).map((done) => done.catch((error: unknown) => {
-        inner.abort()
-        throw error
-      })))
-    } finally {
-      signal.removeEventListener('abort', abort)
-      inner.abort()
-    }
+    return together(signal, (inner) => this.#masters.map((node) => this.#node(node).monitor(onEvent, inner, context)))
   }
 
   async close(): Promise<void> {
     if (this.#closed) return
     this.#closed = true
     if (this.#timer !== undefined) clearInterval(this.#timer)
+    if (this.#refreshTimer !== undefined) clearTimeout(this.#refreshTimer)
     await Promise.all([...this.#nodes.values()].map((node) => node.close()))
     this.#nodes.clear()
   }
@@ -429,7 +439,27 @@ export class ClusterExecutor implements Executor {
     this.#map?.moved(slot, node)
     this.#masters = this.#map?.masters() ?? []
     // One MOVED usually means more slots moved (a resharding, a failover): learn them all.
-    if (Date.now() - this.#lastRefresh > 1_000) this.#refresh().catch(() => {})
+    this.#refreshSoon()
+  }
+
+  /**
+   * A refresh now, or (at most one a second) as soon as the last one is a second old: a MOVED
+   * that arrives just after a refresh (the cluster not settled yet) still gets a refresh, so
+   * the masters list (which cluster-wide commands go to) never keeps a demoted master until the
+   * periodic refresh.
+   */
+  #refreshSoon(): void {
+    const wait = MIN_REFRESH_GAP - (Date.now() - this.#lastRefresh)
+    if (wait <= 0) {
+      this.#refresh().catch(() => {})
+      return
+    }
+    if (this.#refreshTimer !== undefined || this.#closed) return
+    this.#refreshTimer = setTimeout(() => {
+      this.#refreshTimer = undefined
+      if (!this.#closed) this.#refresh().catch(() => {})
+    }, wait)
+    this.#refreshTimer.unref?.()
   }
 
   // -------------------------------------------------------------------------------------------

@@ -17,7 +17,7 @@ export type Split = 'mget' | 'mset' | 'sum'
 
 export type Route =
   /** Every key hashes to this slot; runs on the slot's node. */
-  | { readonly kind: 'slot'; readonly slot: number; readonly readOnly: boolean; readonly publish?: true }
+  | { readonly kind: 'slot'; readonly slot: number; readonly readOnly: boolean; readonly publish?: 'channel' | 'shard' }
   /** No key: any master answers. */
   | { readonly kind: 'keyless'; readonly readOnly: boolean }
   /** The command speaks for the whole cluster: every master (or every node), replies combined. */
@@ -96,8 +96,8 @@ export function route(command: Command, info: CommandInfo | undefined = resolveC
   if (info === undefined) return { kind: 'keyless', readOnly: false }
   const readOnly = info.flags.has('readonly')
   const root = info.parent?.name ?? info.name
-  if (root === 'publish' && command.length === 3) return { kind: 'slot', slot: keySlot(command[1]), readOnly: false, publish: true }
-  if (root === 'spublish' && command.length === 3) return { kind: 'slot', slot: keySlot(command[1]), readOnly: false }
+  if (root === 'publish' && command.length === 3) return { kind: 'slot', slot: keySlot(command[1]), readOnly: false, publish: 'channel' }
+  if (root === 'spublish' && command.length === 3) return { kind: 'slot', slot: keySlot(command[1]), readOnly: false, publish: 'shard' }
   const keys = commandKeys(command, info)
   if (keys.length === 0) {
     const special = SPECIAL.get(info.name)

@@ -93,7 +93,7 @@ export class MemoryExecutor implements Executor {
   }
 
   /**
-   * Subscribes like a connection of its own: SUBSCRIBE (or PSUBSCRIBE) runs through the engine
+   * Subscribes like a connection of its own: SUBSCRIBE (PSUBSCRIBE, SSUBSCRIBE) runs through the engine
    * (MONITOR and INFO see it), the confirmations come first with this subscriber's running count,
    * then messages in publish order. The abort removes every subscription at once. A callback
    * that throws ends this subscription (the promise rejects with what it threw); other
@@ -127,7 +127,7 @@ export class MemoryExecutor implements Executor {
       signal.addEventListener('abort', onAbort, { once: true })
       // Nothing to subscribe to: like a connection that never sent SUBSCRIBE, it waits for the abort.
       if (target.names.length === 0) return
-      const verb = target.kind === 'channel' ? 'SUBSCRIBE' : 'PSUBSCRIBE'
+      const verb = SUBSCRIBE_VERB[target.kind]
       const out = this.engine.call(session, [verb, ...target.names.map(toBinary)])
       if (out instanceof ReplyError) return finish(new BackendUnavailableError(`subscription refused: ${out.message}`))
       try {
@@ -226,6 +226,9 @@ export class MemoryExecutor implements Executor {
 }
 
 /** Every call on a closed executor rejects the same way the socket executor's do. */
+/** The command a subscription of each kind runs through the engine. */
+const SUBSCRIBE_VERB: Record<Subscription['kind'], string> = { channel: 'SUBSCRIBE', pattern: 'PSUBSCRIBE', shard: 'SSUBSCRIBE' }
+
 const CLOSED = (): Promise<never> => Promise.reject(new BackendUnavailableError('executor closed'))
 
 const ASCII = /^[\x00-\x7f]*$/

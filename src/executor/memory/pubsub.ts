@@ -448,9 +448,9 @@ export function toPubSubEvent(reply: PubSubReply): PubSubEvent {
   if (event !== undefined) return event
   const kind = reply[0] as string
   const bytes = (index: number): Buffer => Buffer.from(reply[index] as string, 'latin1')
-  if (kind === 'message' || kind === 'smessage') event = { type: 'message', channel: bytes(1), message: bytes(2) }
+  if (kind === 'message' || kind === 'smessage') event = { type: kind, channel: bytes(1), message: bytes(2) }
   else if (kind === 'pmessage') event = { type: 'pmessage', pattern: bytes(1), channel: bytes(2), message: bytes(3) }
-  else event = { type: kind as 'subscribe' | 'psubscribe', channel: bytes(1), count: reply[2] as number }
+  else event = { type: kind as 'subscribe' | 'psubscribe' | 'ssubscribe', channel: bytes(1), count: reply[2] as number }
   events.set(reply, event)
   return event
 }

@@ -284,13 +284,15 @@ export class Connection {
   /**
    * Push mode: sends a command that `expected` replies will acknowledge (one per channel for
    * SUBSCRIBE), so their absence trips the command timeout. Acknowledgements go to `onPush`.
+   * False when it was not sent (the connection is dead, or `maxPending` is reached).
    */
-  sendPush(command: Command, expected: number): void {
+  sendPush(command: Command, expected: number): boolean {
     const ignore = () => {}
-    if (!this.#admit(expected, ignore)) return
+    if (!this.#admit(expected, ignore)) return false
     this.#enqueue({ remaining: expected, replies: undefined, resolve: ignore, reject: ignore, deadline: this.#deadline() })
     this.#outgoing.push(command)
     this.#schedule()
+    return true
   }
 
   /** Destroys the connection: pending commands reject with `error`, `onClose` is called. */

@@ -53,7 +53,7 @@ function classify(command: Command): Kind {
   const name = lower(command[0])
   if (name === 'select') return 'select'
   if (name === 'auth') return 'auth'
-  if (name === 'publish') return 'publish'
+  if (name === 'publish' || name === 'spublish') return 'publish'
   if (BLOCKING.has(name)) return 'blocking'
   if ((name === 'xread' || name === 'xreadgroup') && command.some((arg) => lower(arg) === 'block')) return 'blocking'
   return 'plain'
@@ -303,10 +303,10 @@ export class SocketExecutor implements Executor {
    * what the server counts for them and how many local listeners they serve.
    * @internal
    */
-  receivers(channel: Arg): Receivers {
+  receivers(channel: Arg, sharded = false): Receivers {
     const name = typeof channel === 'string' ? Buffer.from(channel, 'utf8').toString('latin1') : asBuffer(channel).toString('latin1')
     const receivers: Receivers = { subscriptions: 0, listeners: 0 }
-    for (const hub of this.#subscriberHubs.values()) hub.addReceivers(name, receivers)
+    for (const hub of this.#subscriberHubs.values()) hub.addReceivers(name, receivers, sharded)
     return receivers
   }
 
@@ -318,14 +318,14 @@ export class SocketExecutor implements Executor {
    */
   #publishCount(command: Command, count: Reply): Reply {
     if (typeof count !== 'number' || command.length < 2 || this.#subscriberHubs.size === 0) return count
-    const { subscriptions, listeners } = this.receivers(command[1])
+    const { subscriptions, listeners } = this.receivers(command[1], lower(command[0]) === 'spublish')
     return Math.max(0, count - subscriptions) + listeners
   }
 
-  /** {@link #publishCount} for the PUBLISH rows of a pipeline or transaction. */
+  /** {@link #publishCount} for the PUBLISH and SPUBLISH rows of a pipeline or transaction. */
   #publishCounts(commands: readonly Command[], replies: Reply[]): Reply[] {
     if (this.#subscriberHubs.size === 0) return replies
-    return replies.map((reply, i) => (lower(commands[i]?.[0]) === 'publish' ? this.#publishCount(commands[i], reply) : reply))
+    return replies.map((reply, i) => (commands[i] !== undefined && classify(commands[i]) === 'publish' ? this.#publishCount(commands[i], reply) : reply))
   }
 
   /** {@inheritDoc Executor.close} */

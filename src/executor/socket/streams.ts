@@ -2,9 +2,16 @@
  * Pub/sub and MONITOR over shared connections: one subscriber connection and one monitor
  * connection (per set of credentials) serve every local listener, fanning events out.
  *
- * SUBSCRIBE/PSUBSCRIBE are reference-counted per channel/pattern: the first local subscriber
- * subscribes on the server, the last one to leave unsubscribes, and the connection closes when
- * nobody listens any more.
+ * SUBSCRIBE/PSUBSCRIBE/SSUBSCRIBE are reference-counted per channel/pattern: the first local
+ * subscriber subscribes on the server, the last one to leave unsubscribes, and the connection
+ * closes when nobody listens any more.
+ *
+ * Shard channels go one per command (SSUBSCRIBE x, SUNSUBSCRIBE x): a cluster node refuses a
+ * shard channel whose slot it does not serve with one error for the whole command (MOVED,
+ * CROSSSLOT), so one channel per command lets that error fail exactly the subscribers of that
+ * channel, and the connection goes on serving the others. A `sunsubscribe` the hub did not ask
+ * for is the server dropping the channel (its slot left the node): its subscribers hear of it
+ * as a `sunsubscribe` event.
  *
  */
 
@@ -14,8 +21,37 @@ import { Connection, type ConnectionCounters } from './connection.js'
 import type { ConnectionConfig } from './options.js'
 import { asBuffer } from '../../resp/protocol.js'
 import { compileGlob, type GlobMatcher } from '../memory/lib/glob.js'
+import { keySlot } from '../cluster/slot.js'
 
 type Kind = Subscription['kind']
+
+const SUBSCRIBE_VERB: Record<Kind, string> = { channel: 'SUBSCRIBE', pattern: 'PSUBSCRIBE', shard: 'SSUBSCRIBE' }
+const UNSUBSCRIBE_VERB: Record<Kind, string> = { channel: 'UNSUBSCRIBE', pattern: 'PUNSUBSCRIBE', shard: 'SUNSUBSCRIBE' }
+const CONFIRMATION: Record<Kind, 'subscribe' | 'psubscribe' | 'ssubscribe'> = { channel: 'subscribe', pattern: 'psubscribe', shard: 'ssubscribe' }
+
+/** A command sent on the subscriber connection whose acknowledgements are still to come. */
+interface Sent {
+  readonly kind: Kind
+  readonly subscribe: boolean
+  /** Names (latin1) in the order the server acknowledges them. */
+  readonly keys: readonly string[]
+  acknowledged: number
+}
+
+/**
+ * The server refused to subscribe a shard channel (`reply`: MOVED, CROSSSLOT, an ACL error): the
+ * subscription ends with this error, the connection and other subscriptions go on.
+ * @public
+ */
+export class ShardSubscriptionRefusedError extends BackendUnavailableError {
+  /** The server's error, as it answered SSUBSCRIBE. */
+  readonly reply: ReplyError
+  constructor(reply: ReplyError) {
+    super(`subscription refused: ${reply.message}`)
+    this.name = 'ShardSubscriptionRefusedError'
+    this.reply = reply
+  }
+}
 
 /** One channel or pattern subscribed on the server. */
 interface Entry {
@@ -76,7 +112,11 @@ export class SubscriberHub {
   readonly #counters: ConnectionCounters
   #connection: Connection | undefined
   #connecting: Promise<Connection> | undefined
-  readonly #maps: Record<Kind, Map<string, Entry>> = { channel: new Map(), pattern: new Map() }
+  readonly #maps: Record<Kind, Map<string, Entry>> = { channel: new Map(), pattern: new Map(), shard: new Map() }
+  /** Commands sent and not fully acknowledged, oldest first (the server answers in order). */
+  #sent: Sent[] = []
+  /** Shard channels whose slot the server is dropping: their own `sunsubscribe` is on its way. */
+  readonly #dropping = new Map<string, Entry>()
   /** SUBSCRIBE/PSUBSCRIBE confirmations still to come, per `kind:name`. */
   readonly #outstanding = new Map<string, number>()
   readonly #subscribers = new Set<Subscriber>()
@@ -125,8 +165,19 @@ export class SubscriberHub {
     })
   }
 
-  /** Adds to `into` who a message on `channel` (latin1, one char per byte) reaches through this hub. */
-  addReceivers(channel: string, into: Receivers): void {
+  /**
+   * Adds to `into` who a message on `channel` (latin1, one char per byte) reaches through this
+   * hub: PUBLISH's channel and pattern subscribers, or with `sharded` SPUBLISH's shard subscribers.
+   */
+  addReceivers(channel: string, into: Receivers, sharded = false): void {
+    if (sharded) {
+      const entry = this.#maps.shard.get(channel)
+      if (entry?.confirmed) {
+        into.subscriptions++
+        into.listeners += entry.listeners.size
+      }
+      return
+    }
     const entry = this.#maps.channel.get(channel)
     if (entry?.confirmed) {
       into.subscriptions++
@@ -168,7 +219,38 @@ export class SubscriberHub {
       if (entry.confirmed) subscriber.ready[i] = true
     })
     this.#emitConfirmations(subscriber)
-    if (fresh.length > 0) connection.sendPush([subscriber.kind === 'channel' ? 'SUBSCRIBE' : 'PSUBSCRIBE', ...fresh], fresh.length)
+    this.#send(connection, subscriber.kind, true, fresh)
+  }
+
+  /**
+   * Sends (P|S)SUBSCRIBE or (P|S)UNSUBSCRIBE for `names`; shard channels one per command. A
+   * subscription the connection would not take (too many commands pending) throws: its
+   * subscribers fail rather than wait for a confirmation that cannot come.
+   */
+  #send(connection: Connection, kind: Kind, subscribe: boolean, names: readonly Buffer[]): void {
+    if (names.length === 0) return
+    const verb = subscribe ? SUBSCRIBE_VERB[kind] : UNSUBSCRIBE_VERB[kind]
+    const groups = kind === 'shard' ? names.map((name) => [name]) : [names]
+    for (const [i, group] of groups.entries()) {
+      if (!connection.sendPush([verb, ...group], group.length)) {
+        if (!subscribe) continue
+        // No confirmation will come for these: they are no longer awaited.
+        for (const name of groups.slice(i).flat()) {
+          const tag = `${kind}:${name.toString('latin1')}`
+          const left = (this.#outstanding.get(tag) ?? 1) - 1
+          if (left > 0) this.#outstanding.set(tag, left)
+          else this.#outstanding.delete(tag)
+        }
+        throw new BackendUnavailableError(`${verb} not sent: the subscriber connection has too many commands pending`)
+      }
+      this.#sent.push({ kind, subscribe, keys: group.map((name) => name.toString('latin1')), acknowledged: 0 })
+    }
+  }
+
+  /** One acknowledgement of the oldest command sent. */
+  #acknowledge(): void {
+    const head = this.#sent[0]
+    if (head !== undefined && ++head.acknowledged >= head.keys.length) this.#sent.shift()
   }
 
   #open(): Promise<Connection> {
@@ -200,7 +282,7 @@ export class SubscriberHub {
       subscriber.confirmed.add(key)
       map.get(key)?.listeners.add(subscriber)
       const event: PubSubEvent = {
-        type: subscriber.kind === 'channel' ? 'subscribe' : 'psubscribe',
+        type: CONFIRMATION[subscriber.kind],
         channel: subscriber.names[i],
         count: subscriber.confirmed.size,
       }
@@ -209,11 +291,7 @@ export class SubscriberHub {
   }
 
   #onPush(reply: Reply): boolean {
-    if (reply instanceof ReplyError) {
-      // A refused SUBSCRIBE (ACL) answers the whole command with one error: the replies can no
-      // longer be matched to channels, so this connection ends and its subscribers fail.
-      throw new BackendUnavailableError(`subscription refused: ${reply.message}`)
-    }
+    if (reply instanceof ReplyError) return this.#refused(reply)
     if (!Array.isArray(reply) || reply.length < 3) throw new BackendUnavailableError('unexpected reply on the subscriber connection')
     const items = reply as readonly Reply[]
     switch (text(items[0])) {
@@ -231,17 +309,105 @@ export class SubscriberHub {
         for (const listener of entry.listeners) safely(() => listener.onEvent(event), (error) => listener.settle(error))
         return false
       }
+      case 'smessage': {
+        const entry = this.#maps.shard.get(text(items[1]) ?? '')
+        if (entry === undefined) return false
+        const event: PubSubEvent = { type: 'smessage', channel: items[1] as Bytes, message: items[2] as Bytes }
+        for (const listener of entry.listeners) safely(() => listener.onEvent(event), (error) => listener.settle(error))
+        return false
+      }
       case 'subscribe':
+        this.#acknowledge()
         this.#confirmed('channel', text(items[1]) ?? '')
         return true
       case 'psubscribe':
+        this.#acknowledge()
         this.#confirmed('pattern', text(items[1]) ?? '')
+        return true
+      case 'ssubscribe':
+        this.#acknowledge()
+        this.#confirmed('shard', text(items[1]) ?? '')
         return true
       case 'unsubscribe':
       case 'punsubscribe':
+        this.#acknowledge()
         return true
+      case 'sunsubscribe': {
+        const key = text(items[1]) ?? ''
+        const head = this.#sent[0]
+        if (!this.#dropping.has(key) && head !== undefined && head.kind === 'shard' && !head.subscribe && head.keys[head.acknowledged] === key) {
+          this.#acknowledge()
+          return true
+        }
+        this.#lost(key, items[1] as Bytes)
+        return false
+      }
       default:
         throw new BackendUnavailableError('unexpected reply on the subscriber connection')
+    }
+  }
+
+  /**
+   * An error answers the oldest command as a whole. For a shard channel (sent alone) its
+   * subscribers fail with it and the connection goes on; a refused SUNSUBSCRIBE (the slot moved
+   * away: the server holds nothing for it any more) is done with. A refused SUBSCRIBE or
+   * PSUBSCRIBE (ACL) answers several channels with one error: the replies can no longer be
+   * matched to channels, so this connection ends and its subscribers fail.
+   */
+  #refused(reply: ReplyError): boolean {
+    const head = this.#sent[0]
+    if (head === undefined) return false // nothing awaits an answer: no subscription to fail
+    if (head.kind !== 'shard') throw new BackendUnavailableError(`subscription refused: ${reply.message}`)
+    this.#sent.shift()
+    if (!head.subscribe) return true
+    const key = head.keys[0]
+    const tag = `shard:${key}`
+    const left = (this.#outstanding.get(tag) ?? 1) - 1
+    if (left > 0) {
+      this.#outstanding.set(tag, left) // a later SSUBSCRIBE of it is on its way and will answer
+      return true
+    }
+    this.#outstanding.delete(tag)
+    const entry = this.#maps.shard.get(key)
+    if (entry === undefined || entry.confirmed) return true
+    this.#maps.shard.delete(key)
+    const error = new ShardSubscriptionRefusedError(reply)
+    for (const subscriber of [...entry.subscribers]) subscriber.settle(error)
+    return true
+  }
+
+  /**
+   * The server dropped shard channel `key` on its own (its slot was deleted from the node):
+   * its listeners hear `sunsubscribe`, with the count of shard channels left to each.
+   */
+  #lost(key: string, channel: Bytes): void {
+    let entry = this.#dropping.get(key)
+    if (entry !== undefined) this.#dropping.delete(key)
+    else {
+      entry = this.#maps.shard.get(key)
+      if (entry === undefined || !entry.confirmed) return
+      this.#maps.shard.delete(key)
+      this.#setAsideSlotOf(key)
+    }
+    for (const subscriber of entry.subscribers) {
+      subscriber.confirmed.delete(key)
+      const event: PubSubEvent = { type: 'sunsubscribe', channel, count: subscriber.confirmed.size }
+      if (entry.listeners.has(subscriber)) safely(() => subscriber.onEvent(event), (error) => subscriber.settle(error))
+    }
+  }
+
+  /**
+   * Redis drops every channel of a slot at once (one `sunsubscribe` each, sent together): the
+   * other confirmed channels of `key`'s slot are set aside as soon as the first frame comes, so
+   * that a subscriber leaving on that frame sends no SUNSUBSCRIBE whose answer (a MOVED) could be
+   * taken for theirs. Their own frames then find them in {@link #dropping}.
+   */
+  #setAsideSlotOf(key: string): void {
+    const slot = keySlot(Buffer.from(key, 'latin1'))
+    for (const [other, entry] of this.#maps.shard) {
+      if (!entry.confirmed || keySlot(Buffer.from(other, 'latin1')) !== slot) continue
+      this.#maps.shard.delete(other)
+      this.#dropping.set(other, entry)
     }
   }
 
@@ -270,6 +436,9 @@ export class SubscriberHub {
     const map = this.#maps[subscriber.kind]
     const gone: Buffer[] = []
     for (const key of new Set(subscriber.keys)) {
+      const dropping = subscriber.kind === 'shard' ? this.#dropping.get(key) : undefined // the server drops it anyway: nothing to send
+      dropping?.subscribers.delete(subscriber)
+      dropping?.listeners.delete(subscriber)
       const entry = map.get(key)
       if (entry === undefined) continue
       entry.subscribers.delete(subscriber)
@@ -280,7 +449,7 @@ export class SubscriberHub {
       }
     }
     if (this.#closeIfIdle()) return
-    if (gone.length > 0) this.#connection?.sendPush([subscriber.kind === 'channel' ? 'UNSUBSCRIBE' : 'PUNSUBSCRIBE', ...gone], gone.length)
+    if (this.#connection !== undefined) this.#send(this.#connection, subscriber.kind, false, gone)
   }
 
   /** Nobody listens any more: the connection goes at once. */
@@ -290,7 +459,10 @@ export class SubscriberHub {
     this.#connection = undefined
     this.#maps.channel.clear()
     this.#maps.pattern.clear()
+    this.#maps.shard.clear()
+    this.#dropping.clear()
     this.#outstanding.clear()
+    this.#sent = []
     connection?.close()
     return true
   }

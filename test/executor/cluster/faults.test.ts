@@ -65,6 +65,17 @@ function indexOfNode(cluster: RedisCluster, node: string): number {
   return cluster.indexOf(Number(node.split(':')[1]))
 }
 
+/** The masters serving slots as the cluster sees them (CLUSTER NODES of a running node), by lowest slot. */
+async function clusterMasters(cluster: RedisCluster): Promise<{ id: string; node: string; port: number; firstSlot: number }[]> {
+  const nodes = await cluster.cli(cluster.running()[0], 'CLUSTER', 'NODES')
+  return nodes.split('\n').map((line) => line.trim().split(' ')).filter((fields) => fields.length > 8 && /master/.test(fields[2]) && !/fail/.test(fields[2]))
+    .map((fields) => {
+      const node = fields[1].split('@')[0]
+      return { id: fields[0], node, port: Number(node.split(':')[1]), firstSlot: Math.min(...fields.slice(8).map((range) => Number(range.split('-')[0]))) }
+    })
+    .sort((a, b) => a.firstSlot - b.firstSlot)
+}
+
 async function nodeId(cluster: RedisCluster, i: number): Promise<string> {
   return (await cluster.cli(i, 'CLUSTER', 'MYID')).trim()
 }
@@ -126,18 +137,16 @@ describe.skipIf(redisServerSkipReason !== undefined)(liveSuiteName('cluster exec
     await cluster.waitHealthy(30_000, 3)
   }, 60_000)
 
-  // Skipped, and issue 18 left open for it: since the persistence and overload merges,
-  // `redis-cli --cluster reshard` itself exits with an error in this suite (after the kill -9 and
-  // FAILOVER tests), before any ASK or MOVED reaches restis. The cause is not found yet.
-  test.skip('resharding under load: ASK and MOVED are followed and no error surfaces', async () => {
-    const [from, to] = executor.stats.masters
-    const fromIndex = indexOfNode(cluster, from)
-    // Keys in the slots that move: redis-cli takes the source's lowest slots first.
-    const firstSlot = Number(/^(\d+)/m.exec((await cluster.cli(fromIndex, 'CLUSTER', 'SHARDS')).split('slots')[0] ?? '')?.[1] ?? 0)
-    const owned = await cluster.cli(fromIndex, 'CLUSTER', 'NODES')
-    const myself = owned.split('\n').find((line) => line.includes('myself')) ?? ''
-    const low = Number(/ (\d+)-\d+/.exec(myself)?.[1] ?? firstSlot)
-    const moving = Array.from({ length: 40_000 }, (_, i) => `re:${i}`).filter((key) => keySlot(key) >= low && keySlot(key) < low + 50)
+  // The source and target come from the cluster's own view, not the executor's: right after a
+  // failover the executor may still list the demoted master among its masters until its next
+  // refresh, and redis-cli refuses a source that is not a master ("not known or not a master").
+  test('resharding under load: ASK and MOVED are followed and no error surfaces', async () => {
+    await cluster.clusterCheck()
+    const masters = await clusterMasters(cluster)
+    await waitFor('the executor to know the masters', async () => executor.stats.masters.join() === masters.map((master) => master.node).join(), 15_000, 50)
+    const [from, to] = masters
+    // redis-cli takes the source's lowest slots first: the keys of those slots are the moving ones.
+    const moving = Array.from({ length: 40_000 }, (_, i) => `re:${i}`).filter((key) => keySlot(key) >= from.firstSlot && keySlot(key) < from.firstSlot + 50)
     expect(moving.length).toBeGreaterThan(50)
     for (const key of moving) await executor.exec(['SET', key, 'before'])
     const movedBefore = executor.stats.moved
@@ -146,9 +155,9 @@ describe.skipIf(redisServerSkipReason !== undefined)(liveSuiteName('cluster exec
     const load = startLoad(send, 16, (worker, i) => `w${worker}:${i}:{${moving[(worker * 7919 + i) % moving.length]}}`)
     await load.progress(100)
     await cluster.clusterCli(
-      'reshard', `127.0.0.1:${cluster.ports[fromIndex]}`,
-      '--cluster-from', await nodeId(cluster, fromIndex),
-      '--cluster-to', await nodeId(cluster, indexOfNode(cluster, to)),
+      'reshard', `127.0.0.1:${cluster.ports[cluster.indexOf(from.port)]}`,
+      '--cluster-from', from.id,
+      '--cluster-to', to.id,
       '--cluster-slots', '50', '--cluster-yes', '--cluster-pipeline', '10',
     )
     await load.progress(300)
@@ -156,9 +165,18 @@ describe.skipIf(redisServerSkipReason !== undefined)(liveSuiteName('cluster exec
     expect(load.state.failures).toEqual([])
     expect(load.state.misrouted).toEqual([])
     expect(load.state.lost).toEqual([])
-    expect(executor.stats.moved + executor.stats.asked).toBeGreaterThan(movedBefore + askedBefore)
+    // Redirects did happen and were followed: MOVED for the slots that moved (ASK too when a
+    // request met a slot halfway through its migration).
+    const moved = executor.stats.moved - movedBefore
+    const asked = executor.stats.asked - askedBefore
+    console.info(`resharding: ${load.state.ops} round trips, ${moved} MOVED and ${asked} ASK followed`)
+    expect(moved).toBeGreaterThan(0)
+    expect(asked).toBeGreaterThan(0)
     // The keys written before moved with their slots and read back through the new owner.
+    const owner = await cluster.cli(cluster.indexOf(to.port), 'CLUSTER', 'COUNTKEYSINSLOT', String(keySlot(moving[0])))
+    expect(Number(owner)).toBeGreaterThan(0)
     for (const key of moving.slice(0, 20)) expect((await send('GET', `/get/${key}`)).json).toEqual({ result: 'before' })
+    await cluster.clusterCheck()
   }, 90_000)
 
   test('the whole cluster down: 503; back up: served again', async () => {

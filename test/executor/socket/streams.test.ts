@@ -12,9 +12,12 @@ function line(event: PubSubEvent): string {
   switch (event.type) {
     case 'subscribe':
     case 'psubscribe':
+    case 'ssubscribe':
+    case 'sunsubscribe':
       return `${event.type},${text(event.channel)},${event.count}`
     case 'message':
-      return `message,${text(event.channel)},${text(event.message)}`
+    case 'smessage':
+      return `${event.type},${text(event.channel)},${text(event.message)}`
     case 'pmessage':
       return `pmessage,${text(event.pattern)},${text(event.channel)},${text(event.message)}`
   }
@@ -69,6 +72,30 @@ describe.skipIf(redisServerSkipReason !== undefined)(liveSuiteName('socket execu
     await Promise.all(done)
     await waitFor(async () => (await serverConnections(executor, 'P')) === 0, 'the subscriber connection to close')
     expect(executor.stats.subscriberConnections).toBe(0)
+  })
+
+  test('shard subscribers share the subscriber connection; SPUBLISH counts every local stream; PUBLISH never reaches them', async () => {
+    const n = 10
+    const aborts = Array.from({ length: n }, () => new AbortController())
+    const events: string[][] = aborts.map(() => [])
+    const done = aborts.map((abort, i) => executor.subscribe({ kind: 'shard', names: ['orders', 'stock'] }, (event) => events[i].push(line(event)), abort.signal))
+    const plain = new AbortController()
+    const channelEvents: string[] = []
+    const channel = executor.subscribe({ kind: 'channel', names: ['orders'] }, (event) => channelEvents.push(line(event)), plain.signal)
+    await waitFor(() => events.every((list) => list.length === 2) && channelEvents.length === 1, 'every confirmation')
+    for (const list of events) expect(list).toEqual(['ssubscribe,orders,1', 'ssubscribe,stock,2'])
+    expect(await serverConnections(executor, 'P')).toBe(1)
+    expect(await executor.exec(['PUBSUB', 'SHARDNUMSUB', 'orders', 'stock'])).toEqual([Buffer.from('orders'), 1, Buffer.from('stock'), 1])
+    expect(await executor.exec(['SPUBLISH', 'orders', 'o1'])).toBe(n)
+    expect(await executor.pipeline([['SPUBLISH', 'stock', 's1'], ['SPUBLISH', 'none', 'x'], ['PUBLISH', 'orders', 'c1']])).toEqual([n, 0, 1])
+    expect(await executor.transaction([['SPUBLISH', 'orders', 'o2']])).toEqual([n])
+    await waitFor(() => events.every((list) => list.length === 5) && channelEvents.length === 2, 'every message')
+    for (const list of events) expect(list).toEqual(['ssubscribe,orders,1', 'ssubscribe,stock,2', 'smessage,orders,o1', 'smessage,stock,s1', 'smessage,orders,o2'])
+    expect(channelEvents).toEqual(['subscribe,orders,1', 'message,orders,c1'])
+    for (const abort of [...aborts, plain]) abort.abort()
+    await Promise.all([...done, channel])
+    await waitFor(async () => (await serverConnections(executor, 'P')) === 0, 'the subscriber connection to close')
+    expect(await executor.exec(['PUBSUB', 'SHARDCHANNELS'])).toEqual([])
   })
 
   test('confirmations come in name order with a per-subscriber count; patterns get pmessage', async () => {
