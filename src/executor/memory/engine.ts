@@ -578,7 +578,8 @@ export class Engine {
     evictor.limit = Number(config.get('maxmemory') ?? '0')
     evictor.samples = Number(config.get('maxmemory-samples') ?? '5')
     const keyspace = this.keyspace
-    keyspace.useClock(policy.endsWith('-lfu') ? 'lfu' : policy.endsWith('-lru') ? 'lru' : 'off', this.databases)
+    // Every policy but the LFU ones keeps the LRU clock, as Redis does: OBJECT IDLETIME answers.
+    keyspace.useClock(policy.endsWith('-lfu') ? 'lfu' : 'lru', this.databases)
     keyspace.lfuLogFactor = Number(config.get('lfu-log-factor') ?? '10')
     keyspace.lfuDecayTime = Number(config.get('lfu-decay-time') ?? '1')
   }

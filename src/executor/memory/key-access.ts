@@ -20,8 +20,8 @@ export type AccessClock = 'off' | 'lru' | 'lfu'
 
 export class KeyspaceState {
   /**
-   * The clock kept per key: the policy's (`*-lru`: lru, `*-lfu`: lfu); none under the others,
-   * whose evictions need no history (see `Database.access` for the cost it saves).
+   * The clock kept per key: LFU counters under the `*-lfu` policies, LRU seconds under every
+   * other (as Redis's object header does). `off` only until the engine applies its policy.
    */
   clock: AccessClock = 'off'
   /** The LRU clock when the current clock started: the stamp of keys not accessed since. */
@@ -56,6 +56,12 @@ export class KeyspaceState {
     this.clock = clock
     this.clockStartedAt = this.lruClock
     for (const db of databases) db.access.clear()
+  }
+
+  /** An LRU stamp `idleSeconds` before now, wrapped as the 24-bit clock is. */
+  lruStampIdleFor(idleSeconds: number): number {
+    const stamp = this.lruClock - (idleSeconds % (LRU_CLOCK_MASK + 1))
+    return stamp >= 0 ? stamp : stamp + LRU_CLOCK_MASK + 1
   }
 
   /** An LFU stamp: this minute and `counter`. */
