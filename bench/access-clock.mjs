@@ -4,6 +4,8 @@
  * `noeviction`), on a keyspace of BENCH_CLOCK_KEYS keys (default 1,000,000: misses in the CPU
  * caches, as a real dataset has), ops per CPU-second. Each (policy, round) runs in a child of its
  * own, rounds interleaved, medians reported; no maxmemory is set, so only the clock differs.
+ * BENCH_CLOCK_V8_FLAGS: V8 flags the second kind of child sets at run time instead of switching
+ * the policy (an A/B of heap flags on the same hot path, e.g. those `heap-growth.ts` sets).
  *
  * Run: node bench/access-clock.mjs
  */
@@ -15,10 +17,13 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5)
 const KEYS = Number(process.env.BENCH_CLOCK_KEYS ?? 1_000_000)
 const OPS = Number(process.env.BENCH_CLOCK_OPS ?? 2_000_000)
 const BASE = process.env.BENCH_CLOCK_BASE ?? 'noeviction'
-const POLICIES = [BASE, 'allkeys-lru']
+const V8_FLAGS = process.env.BENCH_CLOCK_V8_FLAGS
+const POLICIES = [BASE, V8_FLAGS ? `${BASE} + ${V8_FLAGS}` : 'allkeys-lru']
 
-async function child(policy) {
+async function child(variant) {
   const { MemoryExecutor } = await (await benchBuild()).import('memory')
+  const policy = variant.split(' + ')[0]
+  if (variant !== policy) (await import('node:v8')).setFlagsFromString(V8_FLAGS)
   const executor = new MemoryExecutor({ maxmemoryPolicy: policy, activeExpiryInterval: 0 })
   const engine = executor.engine
   const session = engine.createSession()
@@ -59,8 +64,8 @@ function parent() {
   console.log(`${fmt(KEYS)} keys, ${fmt(OPS)} ops per command, median of ${ROUNDS} rounds, ops per CPU-second`)
   for (const kind of ['GET', 'SET']) {
     const base = median(runs[BASE][kind])
-    const lru = median(runs['allkeys-lru'][kind])
-    console.log(`${kind}: ${BASE} ${fmt(base)}, allkeys-lru ${fmt(lru)} (${ratio(lru, base)})`)
+    const other = median(runs[POLICIES[1]][kind])
+    console.log(`${kind}: ${BASE} ${fmt(base)}, ${POLICIES[1]} ${fmt(other)} (${ratio(other, base)})`)
   }
 }
 
