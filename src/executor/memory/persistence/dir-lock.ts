@@ -96,9 +96,24 @@ function removeIfOurs(path: string): void {
   if (readHolder(path) === process.pid) unlinkQuietly(path)
 }
 
+/** Errors of file systems without hard links (some network and FUSE mounts). */
+const NO_LINKS = new Set(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS'])
+
+/**
+ * Creates `to` with the content of `from` unless `to` exists: by a hard link, else (no links on
+ * this file system) by an exclusive create, whose file is briefly empty.
+ */
 function tryLink(from: string, to: string): boolean {
   try {
     linkSync(from, to)
+    return true
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    if (code === 'EEXIST') return false
+    if (code === undefined || !NO_LINKS.has(code)) throw error
+  }
+  try {
+    writeFileSync(to, readFileSync(from), { flag: 'wx' })
     return true
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false
