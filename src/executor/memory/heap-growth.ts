@@ -3,17 +3,18 @@
  *
  * Eviction keeps the live data near the limit, but V8 collects the old generation only once it
  * has grown by a factor of what was live after the last full collection, a factor its heuristics
- * set between 1.1 and 4 (higher the faster the process allocates), and it lets the young
- * generation grow to 2 x 16 MB. An engine whose values keep being replaced and evicted
- * allocates fast, so by default the RSS reached 3.8x the limit (peak 5.3x) after writing 10x
- * maxmemory (docs/benchmarks.md, memory bound). Two V8 flags fix that, and V8 reads both when it
- * decides to grow, so setting them at run time (`v8.setFlagsFromString`) takes effect at once:
- * - `--heap-growing-percent`: the old generation is collected once it grew by this percent;
- * - `--semi-space-growth-factor`: 1 keeps the young generation at its size (1 MB per semi-space
- *   in a fresh process) instead of doubling it under allocation pressure.
+ * set between 1.1 and 4 (higher the faster the process allocates). An engine whose values
+ * keep being replaced and evicted allocates fast, so by default the RSS reached 3.8x the limit
+ * (peak 5.3x) after writing 10x maxmemory (docs/benchmarks.md, memory bound). V8's
+ * `--heap-growing-percent` fixes the factor, and V8 reads it at each collection, so setting it at
+ * run time (`v8.setFlagsFromString`) takes effect from the next one.
  *
- * While any engine of the process has a `maxmemory`, both are set; when none has one any more,
- * V8's defaults are restored. A flag the process was started with (in its arguments or in
+ * Measured and left to the operator (README): `--semi-space-growth-factor=1` (a young generation
+ * that keeps its size) takes the RSS further down but costs SET a fifth of its speed;
+ * `--optimize-for-size` further still, for more.
+ *
+ * While any engine of the process has a `maxmemory`, the flag is set; when none has one any
+ * more, V8's default is restored. A flag the process was started with (in its arguments or in
  * NODE_OPTIONS) is left alone: the operator chose it.
  */
 import { setFlagsFromString } from 'node:v8'
@@ -28,14 +29,10 @@ interface Tuning {
 }
 
 /**
- * The values, chosen with `bench/memory-bound.mjs` (docs/benchmarks.md): the old generation is
- * collected at 1.2x what was live, the young generation stays small. Their cost is more frequent
- * collections while the keyspace churns, not a slower GET or SET.
+ * Chosen with `bench/memory-bound.mjs` and `bench/access-clock.mjs` (docs/benchmarks.md): the
+ * old generation is collected at 1.2x what was live, for no measurable cost on GET or SET.
  */
-export const HEAP_TUNING: readonly Tuning[] = [
-  { flag: '--heap-growing-percent', bounded: 20, unbounded: 0 },
-  { flag: '--semi-space-growth-factor', bounded: 1, unbounded: 2 },
-]
+export const HEAP_TUNING: readonly Tuning[] = [{ flag: '--heap-growing-percent', bounded: 20, unbounded: 0 }]
 
 /** Engines with a memory limit in force. */
 const bounded = new Set<object>()
