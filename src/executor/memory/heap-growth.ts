@@ -9,7 +9,7 @@
  * `--heap-growing-percent` fixes the factor, and V8 reads it at each collection, so setting it at
  * run time (`v8.setFlagsFromString`) takes effect from the next one.
  *
- * Measured and left to the operator (README): `--semi-space-growth-factor=1` (a young generation
+ * Measured and left to the operator as node flags (README): `--semi-space-growth-factor=1` (a young generation
  * that keeps its size) takes the RSS further down but costs SET a fifth of its speed;
  * `--optimize-for-size` further still, for more.
  *
