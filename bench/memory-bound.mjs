@@ -1,10 +1,14 @@
 /**
  * The memory bound: RSS and used_memory after writing 10x maxmemory with allkeys-lru, through the
  * in-memory engine in this process (no network: the figure is the engine's own).
- * Env: BOUND_MB (maxmemory in MB, default 100), BOUND_VALUE (bytes per value, default 1000).
+ * Env: BOUND_MB (maxmemory in MB, default 100), BOUND_VALUE (bytes per value, default 1000),
+ * BOUND_V8_FLAGS (V8 flags set at run time before the engine starts, for experiments).
+ * The last lines break the RSS down: V8's spaces (committed), external memory, and what an empty
+ * process of this script held before the engine started (its baseline).
  *
- * Run: node --max-old-space-size=4096 bench/memory-bound.mjs
+ * Run: node bench/memory-bound.mjs
  */
+import v8 from 'node:v8'
 import { benchBuild } from './lib.mjs'
 
 const MB = 1024 * 1024
@@ -13,6 +17,8 @@ const valueBytes = Number(process.env.BOUND_VALUE ?? 1000)
 
 const build = await benchBuild()
 const { MemoryExecutor } = await build.import('memory')
+if (process.env.BOUND_V8_FLAGS) v8.setFlagsFromString(process.env.BOUND_V8_FLAGS)
+const baselineRss = process.memoryUsage.rss()
 const executor = new MemoryExecutor({ maxmemory: limitMb * MB, maxmemoryPolicy: 'allkeys-lru', activeExpiryInterval: 0 })
 const engine = executor.engine
 const session = engine.createSession()
@@ -41,4 +47,8 @@ console.log(`maxmemory ${limitMb} MB, allkeys-lru, wrote ${keys} keys x ${valueB
 console.log(`keys kept ${engine.call(session, ['DBSIZE'])}, evicted_keys ${field('evicted_keys')}`)
 console.log(`used_memory ${(used / MB).toFixed(1)} MB (${(used / (limitMb * MB)).toFixed(2)}x maxmemory), heapUsed ${(heap / MB).toFixed(1)} MB`)
 console.log(`RSS ${(rss / MB).toFixed(1)} MB at the end (${(rss / (limitMb * MB)).toFixed(2)}x maxmemory), peak sampled ${(maxRss / MB).toFixed(1)} MB (${(maxRss / (limitMb * MB)).toFixed(2)}x)`)
+const usage = process.memoryUsage()
+const spaces = v8.getHeapSpaceStatistics().map((space) => `${space.space_name.replace(/_space$/, '')} ${(space.space_size / MB).toFixed(0)}`).join(', ')
+console.log(`baseline RSS ${(baselineRss / MB).toFixed(1)} MB; RSS - baseline ${((rss - baselineRss) / (limitMb * MB)).toFixed(2)}x maxmemory`)
+console.log(`heapTotal ${(usage.heapTotal / MB).toFixed(0)} MB (${spaces}), external ${(usage.external / MB).toFixed(0)} MB, arrayBuffers ${(usage.arrayBuffers / MB).toFixed(0)} MB`)
 executor.close()

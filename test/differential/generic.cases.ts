@@ -1,3 +1,5 @@
+import type { Command } from '../../src/reply.js'
+import { CAPTURED } from './dump.cases.js'
 import type { DiffCase } from './harness.js'
 
 /**
@@ -569,7 +571,63 @@ export const keyspaceCases: DiffCase[] = [
   },
 ]
 
+/** A DUMP payload of a string, as redis-server 7.0.15 wrote it (dump.cases.ts). */
+const DUMPED_STRING = Buffer.from(CAPTURED.stringRaw, 'hex')
+
+/**
+ * OBJECT IDLETIME under a non-LFU policy: RESTORE … IDLETIME sets a known idle time, then one
+ * command runs and IDLETIME shows whether it counted as an access (0) or not (still 1000). The
+ * clock has one-second resolution on both sides, so a tick between two commands may add one
+ * (`ttl` allows that).
+ */
+function touchCase(policy: string, probe: Command): DiffCase {
+  return {
+    name: `OBJECT IDLETIME under ${policy} after ${probe.join(' ')}`,
+    commands: [
+      ['CONFIG', 'SET', 'maxmemory-policy', policy],
+      ['RESTORE', 'k', '0', DUMPED_STRING, 'IDLETIME', '1000'],
+      ['OBJECT', 'IDLETIME', 'k'],
+      probe,
+      ['OBJECT', 'IDLETIME', 'k'],
+      ['OBJECT', 'FREQ', 'k'],
+      ['CONFIG', 'SET', 'maxmemory-policy', 'noeviction'],
+    ],
+    relax: { 2: 'ttl', 4: 'ttl' },
+  }
+}
+
 export const objectCases: DiffCase[] = [
+  {
+    name: 'OBJECT IDLETIME is 0 right after SET and GET under the default policy; FREQ says no LFU policy is selected',
+    commands: [
+      ['SET', 'k', 'v'],
+      ['OBJECT', 'IDLETIME', 'k'],
+      ['GET', 'k'],
+      ['OBJECT', 'IDLETIME', 'k'],
+      ['OBJECT', 'FREQ', 'k'],
+      ['OBJECT', 'IDLETIME', 'missing'],
+      ['OBJECT', 'FREQ', 'missing'],
+    ],
+    relax: { 1: 'ttl', 3: 'ttl' },
+  },
+  ...(['GET', 'TOUCH', 'TYPE', 'EXISTS', 'TTL', 'STRLEN', 'APPEND', 'OBJECT'] as const).map((name) =>
+    touchCase('noeviction', name === 'OBJECT' ? ['OBJECT', 'ENCODING', 'k'] : name === 'APPEND' ? ['APPEND', 'k', 'x'] : [name, 'k']),
+  ),
+  ...['allkeys-random', 'volatile-random', 'volatile-ttl', 'allkeys-lru', 'volatile-lru'].map((policy) => touchCase(policy, ['GET', 'k'])),
+  {
+    name: 'under an LFU policy IDLETIME is refused and FREQ answers (a new key starts at 5; RESTORE FREQ sets it)',
+    commands: [
+      ['CONFIG', 'SET', 'maxmemory-policy', 'allkeys-lfu'],
+      ['SET', 'k', 'v'],
+      ['OBJECT', 'FREQ', 'k'],
+      ['OBJECT', 'IDLETIME', 'k'],
+      ['RESTORE', 'r', '0', DUMPED_STRING, 'FREQ', '100'],
+      ['OBJECT', 'FREQ', 'r'],
+      ['CONFIG', 'SET', 'maxmemory-policy', 'volatile-lfu'],
+      ['OBJECT', 'IDLETIME', 'k'],
+      ['CONFIG', 'SET', 'maxmemory-policy', 'noeviction'],
+    ],
+  },
   {
     name: 'OBJECT ENCODING of strings: int, embstr up to 44 bytes, raw beyond',
     commands: [

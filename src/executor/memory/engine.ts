@@ -16,6 +16,7 @@ import { DEFAULT_MAX_REPLY_BYTES, DEFAULT_MAX_REPLY_ELEMENTS, UNCHARGED_STRING_B
 import { commandKeys } from '../../commands/lookup.js'
 import type { Snapshot } from './persistence/snapshot.js'
 import { MISCONF, RdbPersistence, type PersistenceOptions } from './persistence/rdb-persistence.js'
+import { boundHeapGrowth } from './heap-growth.js'
 import { propagatedForm } from './persistence/aof-propagation.js'
 
 /** One write as it is logged: the database it ran in and its propagated argv. */
@@ -605,9 +606,11 @@ export class Engine {
     if (policy !== evictor.policy) evictor.reset()
     evictor.policy = policy
     evictor.limit = Number(config.get('maxmemory') ?? '0')
+    boundHeapGrowth(this, evictor.limit !== 0)
     evictor.samples = Number(config.get('maxmemory-samples') ?? '5')
     const keyspace = this.keyspace
-    keyspace.useClock(policy.endsWith('-lfu') ? 'lfu' : policy.endsWith('-lru') ? 'lru' : 'off', this.databases)
+    // Every policy but the LFU ones keeps the LRU clock, as Redis does: OBJECT IDLETIME answers.
+    keyspace.useClock(policy.endsWith('-lfu') ? 'lfu' : 'lru', this.databases)
     keyspace.lfuLogFactor = Number(config.get('lfu-log-factor') ?? '10')
     keyspace.lfuDecayTime = Number(config.get('lfu-decay-time') ?? '1')
   }
@@ -689,6 +692,7 @@ export class Engine {
 
   /** Stops the active expiry cycle. */
   close(): void {
+    boundHeapGrowth(this, false)
     this.rdb?.close()
     if (this.expiryTimer !== undefined) clearInterval(this.expiryTimer)
     this.monitors.clear()

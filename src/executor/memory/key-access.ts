@@ -21,8 +21,8 @@ export type AccessClock = 'off' | 'lru' | 'lfu'
 
 export class KeyspaceState {
   /**
-   * The clock kept per key: the policy's (`*-lru`: lru, `*-lfu`: lfu); none under the others,
-   * whose evictions need no history (see `Database.access` for the cost it saves).
+   * The clock kept per key: LFU counters under the `*-lfu` policies, LRU seconds under every
+   * other (as Redis's object header does). `off` only until the engine applies its policy.
    */
   clock: AccessClock = 'off'
   /** Set while a command of a CLIENT NO-TOUCH client runs: lookups leave the clock alone. */
@@ -69,6 +69,12 @@ export class KeyspaceState {
     this.clock = clock
     this.clockStartedAt = this.lruClock
     for (const db of databases) db.access.clear()
+  }
+
+  /** An LRU stamp `idleSeconds` before now, wrapped as the 24-bit clock is. */
+  lruStampIdleFor(idleSeconds: number): number {
+    const stamp = this.lruClock - (idleSeconds % (LRU_CLOCK_MASK + 1))
+    return stamp >= 0 ? stamp : stamp + LRU_CLOCK_MASK + 1
   }
 
   /** An LFU stamp: this minute and `counter`. */

@@ -63,9 +63,8 @@ export class Database {
    * The access clock of each key, as Redis keeps it in the object header: under an LRU (or no)
    * policy the LRU clock in seconds (24 bits) of its last access; under an LFU policy the minute
    * of its last decrement (16 bits) and its logarithmic access counter (8 bits). Strings are
-   * primitives with no room for a field, hence a parallel map. A second map costs a GET about
-   * 40% and an overwriting SET about 100% (a second hash-table miss), so it is kept only while
-   * a policy uses it (`KeyspaceState.clock`).
+   * primitives with no room for a field, hence a parallel map, kept under every policy as Redis
+   * keeps its header (its cost on GET and SET: `bench/access-clock.mjs`, docs/benchmarks.md).
    */
   readonly access = new SpillMap<string, number>()
   /** Estimated heap bytes of this database's keys, values and their entries (`memory-accounting.ts`). */
@@ -155,6 +154,16 @@ export class Database {
     const stamp = this.access.get(key) ?? this.shared.clockStartedAt
     const clock = this.shared.lruClock
     return clock >= stamp ? clock - stamp : clock + (LRU_CLOCK_MAX - stamp)
+  }
+
+  /**
+   * RESTORE's IDLETIME or FREQ (`objectSetLRUOrLFU`): under an LFU clock the counter `frequency`
+   * when given, under the LRU clock an access `idleSeconds` ago when given; otherwise nothing.
+   */
+  setAccess(key: string, idleSeconds: number | undefined, frequency: number | undefined): void {
+    const shared = this.shared
+    if (shared.clock === 'lfu' && frequency !== undefined) this.access.set(key, shared.lfuStamp(frequency))
+    else if (shared.clock === 'lru' && idleSeconds !== undefined) this.access.set(key, shared.lruStampIdleFor(idleSeconds))
   }
 
   /** OBJECT FREQ: the LFU counter of `key` after the decay due since its last decrement. */

@@ -192,12 +192,19 @@ describe('the access clock', () => {
     expect(run('OBJECT', 'FREQ', 'k')).toBe(hot)
   })
 
-  test('the policy decides which of the two OBJECT answers, and whether a clock is kept', () => {
+  test('the policy decides which of the two OBJECT answers: IDLETIME under every non-LFU policy, FREQ under LFU', () => {
     const { run, advance } = setup()
     run('SET', 'k', 'v')
     expect((run('OBJECT', 'FREQ', 'k') as ReplyError).message).toMatch(/^ERR An LFU maxmemory policy is not selected/)
-    // No per-key clock under noeviction (it would cost every GET and SET): said, not faked.
-    expect((run('OBJECT', 'IDLETIME', 'k') as ReplyError).message).toMatch(/^ERR An LRU maxmemory policy is not selected.*allkeys-lru/)
+    for (const policy of ['noeviction', 'allkeys-random', 'volatile-random', 'volatile-ttl', 'volatile-lru']) {
+      run('CONFIG', 'SET', 'maxmemory-policy', policy)
+      run('GET', 'k')
+      advance(3_000)
+      expect(run('OBJECT', 'IDLETIME', 'k')).toBe(3)
+      // TOUCH looks the key up as a read does, so it counts as an access.
+      run('TOUCH', 'k')
+      expect(run('OBJECT', 'IDLETIME', 'k')).toBe(0)
+    }
     run('CONFIG', 'SET', 'maxmemory-policy', 'volatile-lfu')
     expect((run('OBJECT', 'IDLETIME', 'k') as ReplyError).message).toMatch(/^ERR An LFU maxmemory policy is selected/)
     // Switching to LRU: keys not accessed since count as idle from the switch.

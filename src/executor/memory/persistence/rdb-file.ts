@@ -124,6 +124,14 @@ export class RdbFileWriter {
    * type byte, the key and the value. Throws {@link RdbSaveError} for a value no codec writes.
    */
   entry(key: string, value: Value, expireAt: number | undefined): Buffer {
+    return Buffer.from(this.entryBinary(key, value, expireAt), 'latin1')
+  }
+
+  /**
+   * {@link RdbFileWriter.entry} as a binary string, for a caller that copies it into a buffer of
+   * its own (the snapshot: no Buffer object per key to outlive the slice and burden the GC).
+   */
+  entryBinary(key: string, value: Value, expireAt: number | undefined): string {
     const body = this.body
     // JSON documents are a module type in Redis: files carry them as RedisJSON writes them; DUMP
     // (payload.ts) does not, as Redis without the module has no such type to RESTORE.
@@ -140,7 +148,9 @@ export class RdbFileWriter {
     writer.byte(encoded.type)
     writer.string(key)
     writer.raw(body.take())
-    return this.emit(writer)
+    const bytes = writer.take()
+    this.checksum.updateBinary(bytes)
+    return bytes
   }
 
   /** EOF and the CRC-64 of everything written, EOF included. */

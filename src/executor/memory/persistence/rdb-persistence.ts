@@ -8,6 +8,7 @@ import { join, resolve } from 'node:path'
 import { ReplyError } from '../../../reply.js'
 import type { Engine } from '../engine.js'
 import { writeFileAtomic } from './atomic-file.js'
+import { DirLock } from './dir-lock.js'
 import { loadRdbFile, saveRdbFileSync } from './rdb-io.js'
 import { startSnapshot, type SnapshotHandle, type SnapshotOptions } from './snapshot.js'
 
@@ -82,6 +83,8 @@ export class RdbPersistence {
   private changesAtBgsaveStart = 0
   private readonly timer: ReturnType<typeof setInterval>
   private readonly options: PersistenceOptions
+  /** `<dir>/restis.pid`: this engine's claim on the data directory (`dir-lock.ts`). */
+  private readonly lock: DirLock
 
   constructor(
     private readonly engine: Engine,
@@ -97,6 +100,8 @@ export class RdbPersistence {
     this.options = options
     const save = options.save ?? DEFAULT_SAVE
     parseSavePoints(save)
+    // Taken before any file is read, so a second process never loads what the first rewrites.
+    this.lock = DirLock.acquire(dir)
     engine.config.set('dir', dir)
     engine.config.set('dbfilename', options.dbfilename ?? 'dump.rdb')
     engine.config.set('save', save)
@@ -259,9 +264,10 @@ export class RdbPersistence {
     return this.saveSync()
   }
 
-  /** Stops the save rules (no save). */
+  /** Stops the save rules (no save) and gives the data directory up. */
   close(): void {
     clearInterval(this.timer)
+    this.lock.release()
   }
 }
 

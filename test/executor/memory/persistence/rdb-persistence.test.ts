@@ -150,7 +150,7 @@ describe('a disk that fails', () => {
     expect(run('BGSAVE')).toBe('Background saving started')
     await engine.rdb!.whenIdle()
     expect(engine.rdb!.lastError?.message).toMatch(/ENOSPC/)
-    expect(readdirSync(dir).sort()).toEqual(['filler'])
+    expect(readdirSync(dir).sort()).toEqual(['filler', 'restis.pid'])
     expect(run('INFO', 'persistence')).toMatch(/rdb_last_bgsave_status:err/)
     expect(run('SET', 'x', '1')).toEqual(MISCONF)
     expect(run('PING')).toEqual(MISCONF)
@@ -167,7 +167,7 @@ describe('a disk that fails', () => {
     await engine.rdb!.whenIdle()
     expect(run('INFO', 'persistence')).toMatch(/rdb_last_bgsave_status:ok/)
     expect(run('SET', 'x', '3')).toBe('OK')
-    expect(readdirSync(dir)).toEqual(['dump.rdb'])
+    expect(readdirSync(dir)).toEqual(['dump.rdb', 'restis.pid'])
   })
 
   test('kill -9 during a BGSAVE leaves the previous dump.rdb whole', async () => {

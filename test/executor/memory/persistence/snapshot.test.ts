@@ -173,7 +173,7 @@ describe('point-in-time snapshot', () => {
     expect(info).toMatch(/rdb_saves:1\r\n/)
     // The 52 changes made during the save are not in the file: they still count.
     expect(info).toMatch(/rdb_changes_since_last_save:52\r\n/)
-    expect(readdirSync(dir)).toEqual(['dump.rdb'])
+    expect(readdirSync(dir)).toEqual(['dump.rdb', 'restis.pid'])
     expect(keyspaceOf(open(dir).engine)).toEqual(expected)
   })
 

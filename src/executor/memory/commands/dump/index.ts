@@ -18,8 +18,8 @@ import { zsetLimits } from '../zset/access.js'
  * payload DUMPed by redis-server RESTOREs here and the other way round. The format itself lives
  * in `../rdb/` (one codec per value type).
  *
- * The engine keeps no access clock or frequency counter, so RESTORE validates IDLETIME and FREQ
- * as Redis does but does not store them (OBJECT IDLETIME / FREQ answer as for a fresh key).
+ * RESTORE's IDLETIME and FREQ set the restored key's access clock as Redis does: IDLETIME under
+ * the LRU clock (every policy but the LFU ones), FREQ under an LFU policy; the other is ignored.
  */
 
 const BUSY_KEY = new ReplyError('BUSYKEY Target key name already exists.')
@@ -44,6 +44,8 @@ function dump(ctx: CommandContext, argv: readonly string[]): Out {
 interface RestoreOptions {
   readonly replace: boolean
   readonly absoluteTtl: boolean
+  readonly idleSeconds?: number
+  readonly frequency?: number
 }
 
 /**
@@ -54,8 +56,8 @@ interface RestoreOptions {
 function parseRestoreOptions(argv: readonly string[]): RestoreOptions | ReplyError {
   let replace = false
   let absoluteTtl = false
-  let idleSeen = false
-  let frequencySeen = false
+  let idleSeconds: number | undefined
+  let frequency: number | undefined
   for (let i = 4; i < argv.length; i++) {
     const option = argv[i].toLowerCase()
     const hasArgument = i + 1 < argv.length
@@ -63,21 +65,21 @@ function parseRestoreOptions(argv: readonly string[]): RestoreOptions | ReplyErr
       replace = true
     } else if (option === 'absttl') {
       absoluteTtl = true
-    } else if (option === 'idletime' && hasArgument && !frequencySeen) {
+    } else if (option === 'idletime' && hasArgument && frequency === undefined) {
       const idle = readInteger(argv[++i])
       if (idle === null) return NOT_INTEGER
       if (idle < 0) return INVALID_IDLETIME
-      idleSeen = true
-    } else if (option === 'freq' && hasArgument && !idleSeen) {
-      const frequency = readInteger(argv[++i])
-      if (frequency === null) return NOT_INTEGER
-      if (frequency < 0 || frequency > 255) return INVALID_FREQ
-      frequencySeen = true
+      idleSeconds = idle
+    } else if (option === 'freq' && hasArgument && idleSeconds === undefined) {
+      const counter = readInteger(argv[++i])
+      if (counter === null) return NOT_INTEGER
+      if (counter < 0 || counter > 255) return INVALID_FREQ
+      frequency = counter
     } else {
       return SYNTAX
     }
   }
-  return { replace, absoluteTtl }
+  return { replace, absoluteTtl, idleSeconds, frequency }
 }
 
 /**
@@ -115,6 +117,9 @@ function restore(ctx: CommandContext, argv: readonly string[]): Out {
     return OK
   }
   ctx.db.set(key, value)
+  // The time is read first: the LRU clock moves with the command's time.
+  if (options.idleSeconds !== undefined) void ctx.now
+  ctx.db.setAccess(key, options.idleSeconds, options.frequency)
   if (deadline !== 0n) setDeadline(ctx.db, key, deadline)
   if (value instanceof HashValue) trackVolatileHash(ctx.db, key, value)
   notify(ctx, NOTIFY_GENERIC, 'restore', key)

@@ -125,7 +125,8 @@ function pexpireat(ctx: CommandContext, argv: readonly string[]): Out {
  * 0; seconds are rounded to the nearest (`(ms + 500) / 1000`), as Redis does.
  */
 function timeToLive(ctx: CommandContext, key: string, inMs: boolean, absolute: boolean): Out {
-  if (!ctx.db.has(key, ctx.now)) return -2
+  // Not an access of the key (Redis's LOOKUP_NOTOUCH).
+  if (ctx.db.peek(key, ctx) === undefined) return -2
   const at = readDeadline(ctx.db, key)
   if (at === undefined) return -1
   let value = at

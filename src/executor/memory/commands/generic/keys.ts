@@ -49,15 +49,26 @@ function del(ctx: CommandContext, argv: readonly string[]): Out {
   return removed
 }
 
-/** EXISTS and TOUCH: how many of the keys exist, a key named twice counting twice. */
+/**
+ * EXISTS: how many of the keys exist, a key named twice counting twice. Not an access of them
+ * (Redis looks them up with LOOKUP_NOTOUCH): their idle time and LFU counter stay.
+ */
 function exists(ctx: CommandContext, argv: readonly string[]): Out {
+  let count = 0
+  for (let i = 1; i < argv.length; i++) if (ctx.db.peek(argv[i], ctx) !== undefined) count++
+  return count
+}
+
+/** TOUCH: EXISTS's count, and an access of each key (its idle time restarts). */
+function touch(ctx: CommandContext, argv: readonly string[]): Out {
   let count = 0
   for (let i = 1; i < argv.length; i++) if (ctx.db.has(argv[i], ctx.now)) count++
   return count
 }
 
+/** TYPE is not an access of the key (LOOKUP_NOTOUCH). */
 function type(ctx: CommandContext, argv: readonly string[]): Out {
-  const value = ctx.db.read(argv[1], ctx)
+  const value = ctx.db.peek(argv[1], ctx)
   return typeReply(value === undefined ? 'none' : typeOf(value))
 }
 
@@ -134,7 +145,7 @@ export const keyCommands: CommandTable = {
   del,
   unlink: del,
   exists,
-  touch: exists,
+  touch,
   type,
   copy,
   rename,

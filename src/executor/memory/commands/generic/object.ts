@@ -8,8 +8,8 @@ import { readInt64 } from '../../lib/numbers.js'
  * answers nil to every subcommand.
  *
  * IDLETIME and FREQ read the access clock every key carries (`Database.access`, Redis's `lru`
- * field): seconds since the last access under an LRU (or no) policy, the decayed logarithmic
- * counter under an LFU policy. Neither counts as an access itself.
+ * field): seconds since the last access under every policy but the LFU ones, the decayed
+ * logarithmic counter under an LFU policy. No subcommand counts as an access (LOOKUP_NOTOUCH).
  */
 
 const LFU_NOT_SELECTED = new ReplyError(
@@ -17,14 +17,6 @@ const LFU_NOT_SELECTED = new ReplyError(
 )
 const LFU_SELECTED = new ReplyError(
   'ERR An LFU maxmemory policy is selected, idle time not tracked. Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust.',
-)
-
-/**
- * Not Redis's: it keeps an idle clock under every policy. Here the per-key clock costs the hot
- * path a second hash table, so it is kept only under the policies that evict by it.
- */
-const NO_LRU_CLOCK = new ReplyError(
-  'ERR An LRU maxmemory policy is not selected, idle time not tracked. The in-memory engine keeps per-key idle times only under allkeys-lru or volatile-lru (CONFIG SET maxmemory-policy allkeys-lru).',
 )
 
 const HELP: readonly Status[] = [
@@ -88,7 +80,7 @@ export function encodingOf(value: Value): string {
 }
 
 function objectEncoding(ctx: CommandContext, argv: readonly string[]): Out {
-  const value = ctx.db.read(argv[2], ctx)
+  const value = ctx.db.peek(argv[2], ctx)
   if (value === undefined) return null
   return (typeof value === 'string' && ctx.db.stringEncodings.get(argv[2])) || encodingOf(value)
 }
@@ -98,7 +90,7 @@ function objectEncoding(ctx: CommandContext, argv: readonly string[]): Out {
  * per-object access clock (`MAXMEMORY_FLAG_NO_SHARED_INTEGERS`).
  */
 function objectRefcount(ctx: CommandContext, argv: readonly string[]): Out {
-  const value = ctx.db.read(argv[2], ctx)
+  const value = ctx.db.peek(argv[2], ctx)
   if (value === undefined) return null
   if (typeof value !== 'string') return 1
   const integer = integerEncoded(value)
@@ -113,7 +105,6 @@ function objectIdletime(ctx: CommandContext, argv: readonly string[]): Out {
   const value = ctx.db.peek(argv[2], ctx)
   if (value === undefined) return null
   if (isLfuPolicy(ctx)) return LFU_SELECTED
-  if (ctx.engine.keyspace.clock !== 'lru') return NO_LRU_CLOCK
   // The access clock has second resolution; read the time so it is current for this answer.
   void ctx.now
   return ctx.db.idleSeconds(argv[2])
