@@ -38,6 +38,8 @@ export interface SnapshotEncoder {
   functionLibrary(code: string): Buffer
   selectDb(index: number, keys: number, expires: number): Buffer
   entry(key: string, value: Value, expireAt: number | undefined): Buffer
+  /** {@link SnapshotEncoder.entry} as a binary string, copied into the chunk buffer (no Buffer per key for the GC). */
+  entryBinary?(key: string, value: Value, expireAt: number | undefined): string
   footer(): Buffer
 }
 
@@ -274,7 +276,9 @@ export class Snapshot implements SnapshotHandle {
       this.push(this.writer.selectDb(walk.index, walk.keys, walk.expires))
       this.selected = walk.index
     }
-    this.push(this.writer.entryBinary(key, value, walk.db.getExpire(key)))
+    const writer = this.writer
+    const expireAt = walk.db.getExpire(key)
+    this.push(writer.entryBinary !== undefined ? writer.entryBinary(key, value, expireAt) : writer.entry(key, value, expireAt))
   }
 
   /** Appends bytes (a Buffer, or a binary string) to the chunk buffer, starting another when full. */
