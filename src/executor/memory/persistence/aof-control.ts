@@ -4,7 +4,9 @@
  * it), and the lookup BGREWRITEAOF and INFO use. One per engine that has a data directory.
  */
 import type { Engine } from '../engine.js'
+import path from 'node:path'
 import { AppendOnlyFile, type AofOptions, type AppendFsync } from './aof.js'
+import { OfflineAofRewrite, type OfflineRewriteStatus } from './aof-offline-rewrite.js'
 
 export interface AofControlOptions extends AofOptions {
   /** Start with the AOF on (loading it when it exists). Default false. */
@@ -20,12 +22,19 @@ export function aofControlOf(engine: Engine): AofControl | undefined {
 
 export class AofControl {
   private current: AppendOnlyFile | undefined
+  /** BGREWRITEAOF while the AOF is off: writes a base-only AOF directory. */
+  readonly offline: OfflineAofRewrite
 
   constructor(
     private readonly engine: Engine,
     private readonly options: AofControlOptions,
   ) {
     controls.set(engine, this)
+    this.offline = new OfflineAofRewrite(engine, {
+      folder: path.join(options.dir, options.appenddirname ?? 'appendonlydir'),
+      filename: options.appendfilename ?? 'appendonly.aof',
+      log: options.log ?? (() => {}),
+    })
     const policy = options.appendfsync ?? 'everysec'
     engine.config.set('appendfsync', policy)
     engine.config.set('dir', options.dir)
@@ -42,6 +51,11 @@ export class AofControl {
     })
   }
 
+  /** INFO's rewrite figures while the AOF is off (those of BGREWRITEAOF with `appendonly no`). */
+  offlineStatus(): OfflineRewriteStatus {
+    return this.offline.status()
+  }
+
   /** The open AOF, undefined while `appendonly` is no. */
   get aof(): AppendOnlyFile | undefined {
     return this.current
@@ -54,6 +68,9 @@ export class AofControl {
       return undefined
     }
     if (this.current !== undefined) return undefined
+    // Redis kills a rewrite child of the AOF-off state before it starts the AOF: its base would
+    // replace the manifest the new AOF writes.
+    void this.offline.abort()
     const policy = (this.engine.config.get('appendfsync') ?? 'everysec') as AppendFsync
     try {
       // A directory that already holds an AOF from an earlier run is started afresh from the
@@ -67,6 +84,7 @@ export class AofControl {
 
   /** Stops logging (executor close): buffered writes reach the disk first. */
   close(): void {
+    void this.offline.abort()
     this.current?.close()
     this.current = undefined
     controls.delete(this.engine)
