@@ -63,13 +63,13 @@ const STEPS: readonly Step[] = [
 ]
 
 interface Trace {
-  readonly replies: Reply[][]
+  readonly replies: (Reply | string)[][]
   readonly layouts: { files: string[]; manifest: string }[]
   readonly keyspace: string[]
 }
 
 async function trace(executor: Executor, dir: string): Promise<Trace> {
-  const replies: Reply[][] = []
+  const replies: (Reply | string)[][] = []
   const layouts: { files: string[]; manifest: string }[] = []
   for (const step of STEPS) {
     const stepReplies: Reply[] = []
