@@ -2,12 +2,12 @@
  * BGREWRITEAOF with `appendonly no`, against redis-server 7.0.15 doing the same steps: both
  * leave a base-only AOF directory (one base, a manifest listing only it), replace it on the next
  * rewrite, continue its sequence numbers when the AOF is turned on, and drop the increments when
- * it is turned off and rewritten again; redis-server loads the directory the engine left. And the
- * temporary files of interrupted saves and rewrites are removed when an executor opens its
- * directory, every other file left alone.
+ * it is turned off and rewritten again; redis-server loads the directory the engine left. And
+ * what a crash leaves is cleared at start: the temporary files of interrupted saves and rewrites
+ * (every other file left alone), and the files a manifest lists as history, as redis-server does.
  */
 import { spawnSync } from 'node:child_process'
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, test, vi } from 'vitest'
@@ -199,4 +199,33 @@ describe('temporary files left by a crash', () => {
     for (const file of kept) expect(remaining, file).toContain(file)
     expect(notices.filter((line) => line.startsWith('Removed the temporary file'))).toHaveLength(stale.length)
   })
+})
+
+describe.skipIf(redisServerSkipReason !== undefined)(liveSuiteName('history files listed in the manifest, at start, as redis-server 7.0.15'), () => {
+  test.each(['no', 'yes'])('appendonly %s: deleted, and the manifest written without them', async (appendonly) => {
+    const source = temporaryDirectory()
+    const writer = new MemoryExecutor({ persistence: { dir: source, save: '', appendonly: true } })
+    try {
+      await writer.exec(['SET', 'a', '1'])
+    } finally {
+      await writer.close()
+    }
+    // What a crash between the new manifest and the deletions leaves: replaced files listed as `h`.
+    const folder = join(source, 'appendonlydir')
+    writeFileSync(join(folder, 'appendonly.aof.7.incr.aof'), '*1\r\n$4\r\nPING\r\n')
+    const manifest = readFileSync(join(folder, 'appendonly.aof.manifest'), 'utf8')
+    writeFileSync(join(folder, 'appendonly.aof.manifest'), `${manifest}file appendonly.aof.7.incr.aof seq 7 type h\n`)
+    const redisDir = temporaryDirectory()
+    const engineDir = temporaryDirectory()
+    cpSync(source, redisDir, { recursive: true })
+    cpSync(source, engineDir, { recursive: true })
+
+    const server = await startRedisServer({ args: ['--appendonly', appendonly, '--save', '', '--dir', redisDir] })
+    await server.stop()
+    const memory = new MemoryExecutor({ persistence: { dir: engineDir, save: '', appendonly: appendonly === 'yes' } })
+    await memory.close()
+    expect(layout(engineDir)).toEqual(layout(redisDir))
+    expect(layout(engineDir).files).not.toContain('appendonly.aof.7.incr.aof')
+    expect(layout(engineDir).manifest).toBe(manifest)
+  }, 30_000)
 })

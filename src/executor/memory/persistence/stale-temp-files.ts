@@ -12,9 +12,14 @@
  * and those redis-server writes, when the pid they carry is this process's or no running
  * process's (a live process may be another server sharing the directory, whose save is not ours
  * to break). Only the names below are touched; every other file is left alone.
+ *
+ * A crash between a rewrite's new manifest and the deletion of the files it replaced leaves them
+ * listed as history (`type h`); Redis deletes those at start whether the AOF is on or off
+ * (`aofDelHistoryFiles` after `aofLoadManifestFromDisk`), and so does {@link removeAofHistoryFiles}.
  */
 import fs from 'node:fs'
 import path from 'node:path'
+import { formatManifest, parseManifest, writeFileAtomicSync } from './aof-manifest.js'
 
 /** Names carrying the writer's pid, in the data directory and in the AOF directory. */
 const PID_NAMES: readonly RegExp[] = [
@@ -86,5 +91,36 @@ export function removeStaleTempFiles(options: StaleTempFileOptions): string[] {
       }
     }
   }
+  return removed
+}
+
+/**
+ * Deletes the files the AOF manifest lists as history and writes the manifest without them, as
+ * Redis does at start. A manifest that does not parse is left for the AOF loader to report.
+ */
+export function removeAofHistoryFiles(options: StaleTempFileOptions): string[] {
+  const folder = path.join(options.dir, options.appenddirname ?? 'appendonlydir')
+  const manifestPath = path.join(folder, `${options.appendfilename ?? 'appendonly.aof'}.manifest`)
+  let text: string
+  try {
+    text = fs.readFileSync(manifestPath, 'utf8')
+  } catch {
+    return [] // No manifest: no AOF here.
+  }
+  let manifest
+  try {
+    manifest = parseManifest(text, manifestPath)
+  } catch {
+    return []
+  }
+  if (manifest.history.length === 0) return []
+  const removed: string[] = []
+  for (const file of manifest.history) {
+    const target = path.join(folder, file.name)
+    fs.rmSync(target, { force: true })
+    removed.push(target)
+    options.log?.(`Removing the history file ${file.name}`)
+  }
+  writeFileAtomicSync(manifestPath, formatManifest({ ...manifest, history: [] }))
   return removed
 }
