@@ -145,6 +145,37 @@ describe('BGREWRITEAOF with appendonly no, in the engine alone', () => {
     }
   })
 
+  test.each([
+    ['on an empty keyspace (the AOF base written at once)', 0],
+    ['on data (the AOF base written in slices)', 20_000],
+  ])('CONFIG SET appendonly yes while it runs %s: the rewrite is abandoned, the AOF’s files stay whole', async (_, keys) => {
+    const dir = temporaryDirectory()
+    const memory = new MemoryExecutor({ activeExpiryInterval: 0, persistence: { dir, save: '' } })
+    let expected: string[]
+    try {
+      for (let i = 0; i < keys; i++) memory.execSync(['SET', `k${i}`, 'v'.repeat(50)])
+      // The same turn: the AOF starts before the rewrite's snapshot has written anything.
+      expect(String(memory.execSync(['BGREWRITEAOF']))).toBe('Background append only file rewriting started')
+      expect(String(memory.execSync(['CONFIG', 'SET', 'appendonly', 'yes']))).toBe('OK')
+      memory.execSync(['SET', 'after', '1'])
+      await rewriteFinished(memory)
+      expected = await describeKeyspace(memory)
+    } finally {
+      await memory.close()
+    }
+    expect(layout(dir)).toEqual({
+      files: ['appendonly.aof.1.base.rdb', 'appendonly.aof.1.incr.aof', 'appendonly.aof.manifest'],
+      manifest: 'file appendonly.aof.1.base.rdb seq 1 type b\nfile appendonly.aof.1.incr.aof seq 1 type i\n',
+    })
+    const reloaded = new MemoryExecutor({ activeExpiryInterval: 0, persistence: { dir, save: '', appendonly: true } })
+    try {
+      expect(await describeKeyspace(reloaded)).toEqual(expected)
+      expect(await reloaded.exec(['DBSIZE'])).toBe(keys + 1)
+    } finally {
+      await reloaded.close()
+    }
+  })
+
   test('an executor without a data directory still refuses it, saying why', async () => {
     const memory = new MemoryExecutor()
     try {

@@ -187,6 +187,8 @@ export class MemoryExecutor implements Executor {
       this.closed = true
       const failed = await this.engine.rdb.shutdown('default')
       this.stop()
+      // An abandoned BGREWRITEAOF (appendonly no) removes its temporary file before close resolves.
+      await this.aofControl?.whenStopped()
       if (failed !== undefined) throw failed
       return
     }

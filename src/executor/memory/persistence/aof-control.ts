@@ -24,6 +24,8 @@ export class AofControl {
   private current: AppendOnlyFile | undefined
   /** BGREWRITEAOF while the AOF is off: writes a base-only AOF directory. */
   readonly offline: OfflineAofRewrite
+  /** Settles once an abandoned offline rewrite has removed its temporary file. */
+  private offlineStopped: Promise<void> = Promise.resolve()
 
   constructor(
     private readonly engine: Engine,
@@ -70,7 +72,7 @@ export class AofControl {
     if (this.current !== undefined) return undefined
     // Redis kills a rewrite child of the AOF-off state before it starts the AOF: its base would
     // replace the manifest the new AOF writes.
-    void this.offline.abort()
+    this.offlineStopped = this.offline.abort()
     const policy = (this.engine.config.get('appendfsync') ?? 'everysec') as AppendFsync
     try {
       // A directory that already holds an AOF from an earlier run is started afresh from the
@@ -82,9 +84,15 @@ export class AofControl {
     return undefined
   }
 
+  /** Settles once a rewrite abandoned by {@link close} or by turning the AOF on has cleaned up. */
+  whenStopped(): Promise<void> {
+    return this.offlineStopped
+  }
+
   /** Stops logging (executor close): buffered writes reach the disk first. */
   close(): void {
-    void this.offline.abort()
+    const aborted = this.offline.abort()
+    this.offlineStopped = Promise.all([this.offlineStopped, aborted]).then(() => undefined)
     this.current?.close()
     this.current = undefined
     controls.delete(this.engine)

@@ -13,8 +13,8 @@ import fs from 'node:fs'
 import path from 'node:path'
 import type { Engine } from '../engine.js'
 import { baseEncoder, baseSuffix, type AofBaseFormat } from './aof-base.js'
-import { formatManifest, parseManifest, writeFileAtomicSync, type AofFileInfo, type AofManifest } from './aof-manifest.js'
-import { writeFileAtomic } from './atomic-file.js'
+import { formatManifest, parseManifest, syncDirectory, writeFileAtomicSync, type AofFileInfo, type AofManifest } from './aof-manifest.js'
+import { temporaryPathFor, writeFileAtomic } from './atomic-file.js'
 import { startSnapshot, type SnapshotHandle } from './snapshot.js'
 
 export interface OfflineRewriteOptions {
@@ -74,33 +74,40 @@ export class OfflineAofRewrite {
     const format: AofBaseFormat = this.engine.config.get('aof-use-rdb-preamble') === 'no' ? 'aof' : 'rdb'
     const seq = (old?.base?.seq ?? 0) + 1
     const base: AofFileInfo = { name: `${this.options.filename}.${seq}${baseSuffix(format)}`, seq, type: 'b' }
-    const target = path.join(this.options.folder, base.name)
+    // Written under a temporary name and renamed in done(), in the same turn as the manifest: an
+    // AOF started meanwhile takes the same base name, which an abandoned rewrite must not touch.
+    const staging = temporaryPathFor(path.join(this.options.folder, base.name))
     this.startedAt = Date.now()
     this.abandoned = false
     this.rewrites++
-    this.snapshot = startSnapshot(this.engine, (chunks) => writeFileAtomic(target, chunks), {
+    this.snapshot = startSnapshot(this.engine, (chunks) => writeFileAtomic(staging, chunks), {
       aux: { aofBase: true },
       encoder: baseEncoder(format),
     })
     this.options.log(`Background append only file rewriting started (${base.name}, appendonly is no)`)
     this.snapshot.done.then(
-      () => this.done(old, base),
+      () => this.done(old, base, staging),
       (error: unknown) => this.failed(error),
     )
     return true
   }
 
   /** The new base becomes the only file listed; the files listed before are deleted. */
-  private done(old: AofManifest | undefined, base: AofFileInfo): void {
+  private done(old: AofManifest | undefined, base: AofFileInfo, staging: string): void {
     this.snapshot = undefined
     if (this.abandoned) {
-      fs.rmSync(path.join(this.options.folder, base.name), { force: true })
+      fs.rmSync(staging, { force: true })
       return this.failed(new Error('abandoned: the AOF was turned on or the executor closed'))
     }
+    const target = path.join(this.options.folder, base.name)
     try {
+      fs.renameSync(staging, target)
+      syncDirectory(this.options.folder)
       writeFileAtomicSync(this.manifestPath, formatManifest({ base, increments: [], history: [] }))
     } catch (error) {
-      fs.rmSync(path.join(this.options.folder, base.name), { force: true })
+      // Neither name is listed by the manifest in force.
+      fs.rmSync(staging, { force: true })
+      fs.rmSync(target, { force: true })
       return this.failed(error)
     }
     const replaced = old === undefined ? [] : [...(old.base === undefined ? [] : [old.base]), ...old.increments, ...old.history]
