@@ -400,6 +400,22 @@ export async function benchBuild() {
 }
 
 /**
+ * Reads redis-benchmark's `-q` output ("SET: 12345.67 requests per second, p50=0.223 msec", carriage
+ * returns between updates) into `{ TEST: { rps, p50 } }`, named as `-t` names them (`LRANGE_100`
+ * for "LRANGE_100 (first 100 elements)"). The LPUSH that only fills the list for LRANGE is left out.
+ */
+export function parseRedisBenchmarkQuiet(out) {
+  const results = {}
+  for (const line of out.split(/[\r\n]+/)) {
+    const match = /^([^:]+): ([\d.]+) requests per second(?:, p50=([\d.]+) msec)?/.exec(line.trim())
+    if (match === null || match[1].includes('(needed')) continue
+    const name = match[1].split(' ')[0]
+    results[name] = { rps: Number(match[2]), p50: match[3] === undefined ? NaN : Number(match[3]) }
+  }
+  return results
+}
+
+/**
  * Runs `redis-benchmark -h 127.0.0.1 -p <port> <args…>` (with `-a <password>` for restis's AUTH),
  * killed after `timeoutMs`; resolves with its exit code and everything it printed.
  */

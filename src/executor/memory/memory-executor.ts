@@ -7,6 +7,7 @@ import { toPubSubEvent, type PubSubReply } from './pubsub.js'
 import { asBuffer } from '../../resp/protocol.js'
 import { requestBudget } from './reply-budget.js'
 import { AofControl } from './persistence/aof-control.js'
+import { removeAofHistoryFiles, removeStaleTempFiles } from './persistence/stale-temp-files.js'
 
 /** Options of {@link MemoryExecutor}: the engine's, `persistence` included. @public */
 export type MemoryExecutorOptions = EngineOptions
@@ -27,11 +28,17 @@ export class MemoryExecutor implements Executor {
   private readonly aofControl: AofControl | undefined
 
   /**
-   * With `persistence`, the data directory's files are loaded before this returns: the AOF when
+   * With `persistence`, temporary files a crash left in the data directory are removed, and the
+   * files an AOF manifest lists as history (`persistence/stale-temp-files.ts`), then its files are loaded before this returns: the AOF when
    * `appendonly` is on and it exists, else `dump.rdb` (a file that does not load throws, naming
    * the file and offset). SHUTDOWN closes the executor, then calls `onShutdown` when given.
    */
   constructor(options: MemoryExecutorOptions = {}) {
+    // Leftovers of a save or rewrite a crash interrupted go before anything reads the directory.
+    if (options.persistence !== undefined) {
+      removeStaleTempFiles(options.persistence)
+      removeAofHistoryFiles(options.persistence)
+    }
     this.engine = new Engine({ ...options, onShutdown: () => this.shutDown(options.onShutdown) })
     if (options.persistence !== undefined) {
       try {
@@ -180,6 +187,8 @@ export class MemoryExecutor implements Executor {
       this.closed = true
       const failed = await this.engine.rdb.shutdown('default')
       this.stop()
+      // An abandoned BGREWRITEAOF (appendonly no) removes its temporary file before close resolves.
+      await this.aofControl?.whenStopped()
       if (failed !== undefined) throw failed
       return
     }

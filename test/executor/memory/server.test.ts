@@ -147,8 +147,6 @@ describe('time and persistence figures', () => {
       expect(run('BGSAVE')).toBe('Background saving started')
       await engine.rdb!.whenIdle()
       expect(run('LASTSAVE')).toBe(1_700_000_015)
-      // The AOF is off here: BGREWRITEAOF is refused, not pretended (the rewrite is tested in aof.test.ts).
-      expect(run('BGREWRITEAOF')).toEqual({ error: 'ERR The AOF is off: CONFIG SET appendonly yes starts it, with a rewrite' })
     } finally {
       rmSync(dir, { recursive: true, force: true })
     }

@@ -4,7 +4,9 @@
  * it), and the lookup BGREWRITEAOF and INFO use. One per engine that has a data directory.
  */
 import type { Engine } from '../engine.js'
+import path from 'node:path'
 import { AppendOnlyFile, type AofOptions, type AppendFsync } from './aof.js'
+import { OfflineAofRewrite, type OfflineRewriteStatus } from './aof-offline-rewrite.js'
 
 export interface AofControlOptions extends AofOptions {
   /** Start with the AOF on (loading it when it exists). Default false. */
@@ -20,12 +22,21 @@ export function aofControlOf(engine: Engine): AofControl | undefined {
 
 export class AofControl {
   private current: AppendOnlyFile | undefined
+  /** BGREWRITEAOF while the AOF is off: writes a base-only AOF directory. */
+  readonly offline: OfflineAofRewrite
+  /** Settles once an abandoned offline rewrite has removed its temporary file. */
+  private offlineStopped: Promise<void> = Promise.resolve()
 
   constructor(
     private readonly engine: Engine,
     private readonly options: AofControlOptions,
   ) {
     controls.set(engine, this)
+    this.offline = new OfflineAofRewrite(engine, {
+      folder: path.join(options.dir, options.appenddirname ?? 'appendonlydir'),
+      filename: options.appendfilename ?? 'appendonly.aof',
+      log: options.log ?? (() => {}),
+    })
     const policy = options.appendfsync ?? 'everysec'
     engine.config.set('appendfsync', policy)
     engine.config.set('dir', options.dir)
@@ -42,6 +53,11 @@ export class AofControl {
     })
   }
 
+  /** INFO's rewrite figures while the AOF is off (those of BGREWRITEAOF with `appendonly no`). */
+  offlineStatus(): OfflineRewriteStatus {
+    return this.offline.status()
+  }
+
   /** The open AOF, undefined while `appendonly` is no. */
   get aof(): AppendOnlyFile | undefined {
     return this.current
@@ -54,6 +70,9 @@ export class AofControl {
       return undefined
     }
     if (this.current !== undefined) return undefined
+    // Redis kills a rewrite child of the AOF-off state before it starts the AOF: its base would
+    // replace the manifest the new AOF writes.
+    this.offlineStopped = this.offline.abort()
     const policy = (this.engine.config.get('appendfsync') ?? 'everysec') as AppendFsync
     try {
       // A directory that already holds an AOF from an earlier run is started afresh from the
@@ -65,8 +84,15 @@ export class AofControl {
     return undefined
   }
 
+  /** Settles once a rewrite abandoned by {@link close} or by turning the AOF on has cleaned up. */
+  whenStopped(): Promise<void> {
+    return this.offlineStopped
+  }
+
   /** Stops logging (executor close): buffered writes reach the disk first. */
   close(): void {
+    const aborted = this.offline.abort()
+    this.offlineStopped = Promise.all([this.offlineStopped, aborted]).then(() => undefined)
     this.current?.close()
     this.current = undefined
     controls.delete(this.engine)

@@ -153,8 +153,9 @@ function memorySection(engine: Engine): Lines {
 
 /** INFO's AOF fields; the sizes and buffers only while the AOF is on, as Redis prints them. */
 function aofLines(engine: Engine): Lines {
-  const aof = aofControlOf(engine)?.aof
-  const status = aof?.status()
+  const control = aofControlOf(engine)
+  const aof = control?.aof
+  const status = aof?.status() ?? control?.offlineStatus()
   const lines: Lines = [
     ['aof_enabled', aof === undefined ? 0 : 1],
     ['aof_rewrite_in_progress', status?.rewriteInProgress ? 1 : 0],
@@ -164,7 +165,7 @@ function aofLines(engine: Engine): Lines {
     ['aof_last_bgrewrite_status', status?.lastRewriteStatus ?? 'ok'],
     ['aof_rewrites', status?.rewrites ?? 0],
     ['aof_rewrites_consecutive_failures', status?.consecutiveRewriteFailures ?? 0],
-    ['aof_last_write_status', status?.lastWriteStatus ?? 'ok'],
+    ['aof_last_write_status', aof?.status().lastWriteStatus ?? 'ok'],
     ['aof_last_cow_size', 0],
   ]
   return lines

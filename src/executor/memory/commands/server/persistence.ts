@@ -2,10 +2,12 @@
  * SAVE, BGSAVE, LASTSAVE, SHUTDOWN and BGREWRITEAOF. The work is `persistence/rdb-persistence.ts`;
  * these handlers check arguments and state in Redis's order and answer with Redis's texts. An
  * engine without a data directory refuses to save rather than answer OK and write nothing;
- * BGREWRITEAOF rewrites the append-only file when the executor has one (`persistence/aof.ts`).
+ * BGREWRITEAOF rewrites the append-only file (`persistence/aof.ts`), or with `appendonly no` writes
+ * a base-only AOF directory as Redis does (`persistence/aof-offline-rewrite.ts`).
  */
 import { OK, ReplyError, Status } from '../../../../reply.js'
 import { aofControlOf } from '../../persistence/aof-control.js'
+import type { OfflineAofRewrite } from '../../persistence/aof-offline-rewrite.js'
 import type { CommandContext, Out } from '../../command.js'
 import { SYNTAX } from '../../errors.js'
 import type { RdbPersistence } from '../../persistence/rdb-persistence.js'
@@ -51,19 +53,38 @@ function bgsave(ctx: CommandContext, argv: readonly string[]): Out {
 
 const REWRITE_RUNNING = new ReplyError('ERR Background append only file rewriting already in progress')
 const NO_DATA_DIRECTORY = new ReplyError('ERR BGREWRITEAOF needs a data directory: this executor runs without persistence')
-const AOF_OFF = new ReplyError('ERR The AOF is off: CONFIG SET appendonly yes starts it, with a rewrite')
+/** Redis's reply when the rewrite could not start (the reason is in the log). */
+const REWRITE_FAILED = new ReplyError(
+  "ERR Can't execute an AOF background rewriting. Please check the server logs for more information.",
+)
 
 /** BGREWRITEAOF: a new base from the keyspace now, a new increment from here on (`persistence/aof.ts`). */
 function bgrewriteaof(ctx: CommandContext): Out {
   const control = aofControlOf(ctx.engine)
-  if (control === undefined) return ctx.engine.rdb === undefined ? NO_DATA_DIRECTORY : AOF_OFF
+  if (control === undefined) return NO_DATA_DIRECTORY
   const aof = control.aof
-  if (aof === undefined) return AOF_OFF
+  if (aof === undefined) return bgrewriteaofWhileOff(ctx, control.offline)
   if (aof.rewriting) return REWRITE_RUNNING
   // Inside MULTI/EXEC Redis schedules (`server.in_exec`): the block is logged as one unit at its
   // end, so the base must be taken after it.
   if (ctx.engine.inTransaction) return aof.scheduleRewrite() ? BGREWRITEAOF_SCHEDULED : REWRITE_RUNNING
   return aof.requestRewrite() ? BGREWRITEAOF_STARTED : REWRITE_RUNNING
+}
+
+/**
+ * BGREWRITEAOF with `appendonly no`, as Redis 7.0 does it: a base-only AOF directory
+ * (`persistence/aof-offline-rewrite.ts`). Inside MULTI/EXEC Redis schedules it: it starts once
+ * the block has run.
+ */
+function bgrewriteaofWhileOff(ctx: CommandContext, offline: OfflineAofRewrite): Out {
+  if (offline.running) return REWRITE_RUNNING
+  if (ctx.engine.inTransaction) {
+    setImmediate(() => {
+      if (!offline.running && aofControlOf(ctx.engine)?.aof === undefined) offline.start()
+    })
+    return BGREWRITEAOF_SCHEDULED
+  }
+  return offline.start() ? BGREWRITEAOF_STARTED : REWRITE_FAILED
 }
 
 /** LASTSAVE: Unix time of the last successful save; the start time until one ran. */

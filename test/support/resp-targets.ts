@@ -1,0 +1,55 @@
+/**
+ * The two RESP servers a client-library test runs its assertions against, one after the other:
+ * the RESP listener over a fresh memory engine, and a throwaway redis-server 7.0.15. Each has a
+ * port on 127.0.0.1 and is stopped by `stop()`. The redis-server target follows the availability
+ * rule of `redis-server.ts` (skipped with the reason without the binary, except under CI).
+ *
+ * ```ts
+ * describe.each(RESP_TARGETS)('redlock on $name', (target) => {
+ *   let server: RunningTarget
+ *   beforeAll(async () => { server = await target.start() })
+ *   afterAll(() => server?.stop())
+ * })
+ * ```
+ */
+import { MemoryExecutor } from '../../src/executor/memory/memory-executor.js'
+import { serveResp } from '../../src/adapters/resp-server.js'
+import { redisServerSkipReason, startRedisServer } from './redis-server.js'
+
+export interface RunningTarget {
+  readonly port: number
+  stop(): Promise<void>
+}
+
+export interface RespTarget {
+  readonly name: string
+  /** Why this target is skipped here, or undefined when it runs. */
+  readonly skip: string | undefined
+  start(): Promise<RunningTarget>
+}
+
+export const RESP_TARGETS: readonly RespTarget[] = [
+  {
+    name: 'the RESP listener over the memory engine',
+    skip: undefined,
+    async start() {
+      const memory = new MemoryExecutor()
+      const server = await serveResp(memory, { port: 0 })
+      return {
+        port: server.address.port,
+        async stop() {
+          await server.close()
+          await memory.close()
+        },
+      }
+    },
+  },
+  {
+    name: 'redis-server 7.0.15',
+    skip: redisServerSkipReason,
+    async start() {
+      const server = await startRedisServer()
+      return { port: server.port, stop: () => server.stop() }
+    },
+  },
+]
