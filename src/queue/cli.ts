@@ -18,7 +18,6 @@ import { createQueueService, type QueueService } from './service.js'
 import { QueueStore } from './store.js'
 import { resolveCredentials, type CredentialOrigin, type QueueCredentials, type ResolvedCredentials } from './credentials.js'
 import { releaseAbandonedLeases } from './recovery.js'
-import { lockDataDirectory, type DataLock } from './data-lock.js'
 import { ListenError } from '../cli-listen.js'
 import { readTls, type TlsFiles } from '../cli-tls.js'
 import { PERSISTENCE_FLAGS, persistenceLine, persistenceUsage, QUEUE_PERSISTENCE, readPersistence } from '../cli-persistence.js'
@@ -66,7 +65,6 @@ interface QueueState {
   readonly executor: Executor
   readonly prefix: string | undefined
   readonly credentials: ResolvedCredentials
-  readonly lock?: DataLock
   /** Deliveries an earlier process left in flight, due again now. */
   readonly recovered: number
 }
@@ -154,27 +152,19 @@ async function openRedis(url: string, given: Partial<QueueCredentials>): Promise
 }
 
 /**
- * State in the in-memory engine, loaded from the data directory, which this process locks: no
- * other live process can hold a lease on it, so the deliveries a killed process left in flight
- * are released at once.
+ * State in the in-memory engine, loaded from the data directory. The engine locks the directory
+ * (`restis.pid`, persistence/dir-lock.ts): no other live process can hold a lease on its state,
+ * so the deliveries a killed process left in flight are released at once.
  */
 async function openDataDirectory(persistence: PersistenceOptions, given: Partial<QueueCredentials>): Promise<QueueState> {
-  const lock = lockDataDirectory(persistence.dir)
-  let executor: MemoryExecutor
-  try {
-    executor = new MemoryExecutor({ persistence })
-  } catch (error) {
-    lock.release()
-    throw error
-  }
+  const executor = new MemoryExecutor({ persistence })
   try {
     const store = new QueueStore(executor)
     const recovered = await releaseAbandonedLeases(store)
     const credentials = await resolveCredentials(executor, store.prefix, given)
-    return { executor, prefix: undefined, credentials, lock, recovered: recovered.length }
+    return { executor, prefix: undefined, credentials, recovered: recovered.length }
   } catch (error) {
     await executor.exec(['SHUTDOWN', 'NOSAVE'])
-    lock.release()
     throw error
   }
 }
@@ -207,12 +197,8 @@ function banner(settings: QueueSettings, state: QueueState, queue: QueueService,
 
 /** Closes what `openState` opened; `save` false when the service never served (nothing to save). */
 async function closeState(state: QueueState, save: boolean): Promise<void> {
-  try {
-    if (!save && state.executor instanceof MemoryExecutor) await state.executor.exec(['SHUTDOWN', 'NOSAVE'])
-    else await state.executor.close()
-  } finally {
-    state.lock?.release()
-  }
+  if (!save && state.executor instanceof MemoryExecutor) await state.executor.exec(['SHUTDOWN', 'NOSAVE'])
+  else await state.executor.close()
 }
 
 /** Runs the `queue` subcommand until SIGINT/SIGTERM. */

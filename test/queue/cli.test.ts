@@ -78,9 +78,9 @@ describe('restis queue: its data directory', () => {
       expect(first.output()).toContain('(state in the in-memory engine)')
       expect(first.output()).toContain(`data: ${dir}/dump.rdb (save points "3600 1 300 100 60 10000", and on shutdown; append-only file on, appendfsync always)\n`)
       expect(first.output()).toMatch(/^token \(generated\): /m)
-      expect(readFileSync(join(dir, 'queue.pid'), 'utf8')).toBe(`${first.child.pid}\n`)
+      expect(readFileSync(join(dir, 'restis.pid'), 'utf8')).toMatch(new RegExp(`^${first.child.pid}\\b`))
       expect(await stop(first.child, 'SIGTERM')).toBe(0)
-      expect(existsSync(join(dir, 'queue.pid'))).toBe(false)
+      expect(existsSync(join(dir, 'restis.pid'))).toBe(false)
       expect(readdirSync(join(dir, 'appendonlydir'))).toContain('appendonly.aof.manifest')
       second = await startQueueCli(['--port', '0'], { XDG_DATA_HOME: home })
       expect(second.output()).toMatch(/^token \(generated earlier, kept with the data\): /m)
@@ -115,14 +115,14 @@ describe('restis queue: its data directory', () => {
     try {
       const refused = await runQueueCli(['--port', '0', '--dir', dir])
       expect(refused.code).toBe(1)
-      expect(refused.stderr).toBe(`restis queue: the data directory ${dir} is in use by restis queue process ${first.child.pid} (${dir}/queue.pid); stop it, or give this one another --dir\n`)
+      expect(refused.stderr).toBe(`restis queue: data directory ${dir} is in use by another process (pid ${first.child.pid}, lock file ${dir}/restis.pid)\n`)
     } finally {
       await stop(first.child, 'SIGKILL')
     }
     // kill -9 left the file behind, naming a process that is gone
-    expect(existsSync(join(dir, 'queue.pid'))).toBe(true)
+    expect(existsSync(join(dir, 'restis.pid'))).toBe(true)
     const again = await startQueueCli(['--port', '0', '--dir', dir])
-    expect(readFileSync(join(dir, 'queue.pid'), 'utf8')).toBe(`${again.child.pid}\n`)
+    expect(readFileSync(join(dir, 'restis.pid'), 'utf8')).toMatch(new RegExp(`^${again.child.pid}\\b`))
     expect(await stop(again.child, 'SIGTERM')).toBe(0)
   })
 

@@ -244,7 +244,7 @@ describe('SIGTERM of restis queue', () => {
       expect(await stopProcess(first.child, 'SIGTERM')).toBe(0)
       expect(first.output()).toContain('restis queue: SIGTERM, shutting down\n')
       expect(existsSync(join(dir, 'dump.rdb'))).toBe(true)
-      expect(existsSync(join(dir, 'queue.pid'))).toBe(false)
+      expect(existsSync(join(dir, 'restis.pid'))).toBe(false)
       const second = await launch(['--port', '0', ...flags])
       expect(second.output()).toContain('resumed: 1 deliveries in flight when the last process stopped are due again\n')
       await destination.reached('/hold', 2)
