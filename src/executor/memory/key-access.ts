@@ -24,6 +24,12 @@ export class KeyspaceState {
    * whose evictions need no history (see `Database.access` for the cost it saves).
    */
   clock: AccessClock = 'off'
+  /**
+   * Told of every key stored, deleted, or given or cleared a TTL, after the change; set only while
+   * a connection watches keys or is blocked on keys (WATCH and blocking commands), so the writes of
+   * everyone else pay one field read.
+   */
+  keyObserver: ((db: Database, key: string) => void) | undefined = undefined
   /** The LRU clock when the current clock started: the stamp of keys not accessed since. */
   clockStartedAt = 0
   /** Unix seconds masked to 24 bits, the LRU clock (`LRU_CLOCK()`). */
@@ -67,6 +73,13 @@ export class KeyspaceState {
   noteTyped(db: Database, key: string): void {
     this.dirtyDatabases.push(db)
     this.dirtyKeys.push(key)
+  }
+
+  /** Calls `visit` for each typed value looked up since the last settle (a write may have changed it in place). */
+  forEachNoted(visit: (db: Database, key: string) => void): void {
+    const databases = this.dirtyDatabases
+    const keys = this.dirtyKeys
+    for (let i = 0; i < keys.length; i++) visit(databases[i], keys[i])
   }
 
   /** After a write command: re-estimates the typed values it looked up. */

@@ -214,6 +214,7 @@ export class Database {
     shared.usedBytes += delta
     if (shared.clock === 'lru') this.access.set(key, shared.lruClock)
     else if (shared.clock === 'lfu' && old === undefined) this.access.set(key, shared.lfuStamp(NEW_KEY_LFU_COUNTER))
+    if (shared.keyObserver !== undefined) shared.keyObserver(this, key)
   }
 
   /**
@@ -251,6 +252,7 @@ export class Database {
     this.shared.usedBytes -= bytes
     if (this.expires.size !== 0) this.unexpire(key)
     if (this.stringEncodings.size !== 0) this.stringEncodings.delete(key)
+    if (this.shared.keyObserver !== undefined) this.shared.keyObserver(this, key)
     return true
   }
 
@@ -267,6 +269,7 @@ export class Database {
     }
     this.expires.set(key, at)
     this.pushDeadline({ at, key })
+    if (this.shared.keyObserver !== undefined) this.shared.keyObserver(this, key)
   }
 
   /** The absolute expiry time of `key`, or undefined when it has none. */
@@ -276,7 +279,9 @@ export class Database {
 
   /** Removes the TTL of `key`; true when it had one. */
   persist(key: string): boolean {
-    return this.unexpire(key)
+    if (!this.unexpire(key)) return false
+    if (this.shared.keyObserver !== undefined) this.shared.keyObserver(this, key)
+    return true
   }
 
   /** Drops the TTL of `key` and its bytes; true when it had one. */
