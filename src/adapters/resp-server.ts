@@ -48,6 +48,7 @@ import {
   wrongArity as arity,
 } from '../commands/errors.js'
 import { notAvailable } from '../executor/connection-state.js'
+import { ConnectionSession } from './resp/connection-session.js'
 
 /**
  * The user name the read-only token logs in as: `AUTH readonly <read-only token>`.
@@ -304,6 +305,8 @@ class Client {
   #context: CallContext
   #multi: Command[] | undefined
   #dirty = false
+  /** The executor session: blocking commands and WATCH (`resp/connection-session.ts`). */
+  readonly #session: ConnectionSession
   readonly #channels = new Map<string, Subscribed>()
   readonly #patterns = new Map<string, Subscribed>()
   #monitor: AbortController | undefined
@@ -325,8 +328,9 @@ class Client {
   constructor(shared: Shared, socket: net.Socket) {
     this.#shared = shared
     this.#socket = socket
-    this.id = shared.nextId++
     this.#address = `${socket.remoteAddress ?? '?'}:${socket.remotePort ?? 0}`
+    this.#session = new ConnectionSession(shared.executor, { client: this.#address })
+    this.id = this.#session.id ?? shared.nextId++
     this.#decoder = new RequestDecoder({ maxBulkLength: shared.options.maxBulkLength, authRequired: shared.locked })
     this.#authenticated = !shared.locked
     const now = Date.now()
@@ -635,6 +639,7 @@ class Client {
   }
 
   #cleanup(): void {
+    this.#session.close()
     this.#gone = true
     this.#slots = []
     this.#held = 0
@@ -700,14 +705,14 @@ class Client {
         if (argc !== 1) return arity('discard')
         if (this.#multi === undefined) return DISCARD_WITHOUT_MULTI
         this.#multi = undefined
-        return OK
+        return this.#session.unwatch(this.#context)
       case 'watch':
         if (argc < 2) return arity('watch')
         if (this.#multi !== undefined) return WATCH_INSIDE_MULTI
-        return new ReplyError('ERR WATCH is not supported by this server')
+        return this.#session.watch(argv, this.#context)
       case 'unwatch':
         if (argc !== 1) return arity('unwatch')
-        return OK
+        return this.#session.unwatch(this.#context)
       case 'subscribe':
       case 'psubscribe':
         if (argc < 2) return arity(name)
@@ -731,6 +736,8 @@ class Client {
       case 'config':
         return this.#introspection(name, argv)
     }
+    // A command that may block holds the connection's input back until it answers.
+    if (ConnectionSession.mayBlock(name)) this.#barrier = true
     return this.#call(argv)
   }
 
@@ -755,7 +762,7 @@ class Client {
 
   /** Runs a command on the executor; rejections become error replies. */
   #call(argv: Command): Promise<Reply> {
-    return this.#shared.executor.exec(argv, this.#context)
+    return this.#session.exec(argv, this.#context)
   }
 
   /**
@@ -872,6 +879,7 @@ class Client {
 
   #reset(): Out {
     this.#multi = undefined
+    this.#session.unwatch(this.#context)
     this.#stopStreams()
     this.#setDb(0)
     this.#name = ''
@@ -916,10 +924,13 @@ class Client {
     const queued = this.#multi
     if (queued === undefined) return EXEC_WITHOUT_MULTI
     this.#multi = undefined
-    if (this.#dirty) return EXEC_ABORT
+    if (this.#dirty) {
+      this.#session.unwatch(this.#context)
+      return EXEC_ABORT
+    }
     if (queued.some((command) => lower(command[0] as Buffer) === 'select')) this.#barrier = true
-    return this.#shared.executor.transaction(queued, this.#context).then((replies) => {
-      if (replies instanceof ReplyError) return replies
+    return this.#session.transaction(queued, this.#context).then((replies) => {
+      if (!Array.isArray(replies)) return replies
       // A SELECT that ran inside the transaction stays in effect afterwards, as in Redis.
       queued.forEach((command, i) => {
         if (lower(command[0] as Buffer) === 'select' && replies[i] === OK) {

@@ -300,6 +300,20 @@ export class Engine {
     if (this.blocking.count !== 0) this.blocking.signal(db, key)
   }
 
+  /**
+   * After a write command: the collections it looked up may have changed in place. Their
+   * watchers are touched; blocked clients are readied only by what can serve them without a new
+   * value (new stream entries, a group destroyed), as Redis signals only there. Readying on every
+   * write that looked a key up would also re-serve, forever, a reader whose own read finds nothing.
+   */
+  private changedInPlace(name: string): void {
+    const keyspace = this.keyspace
+    if (this.watches.count !== 0) keyspace.forEachNoted((db, key) => this.watches.touch(db, key))
+    if (this.blocking.count !== 0 && (name === 'xadd' || name === 'xgroup|destroy')) {
+      keyspace.forEachNoted((db, key) => this.blocking.signal(db, key))
+    }
+  }
+
   /** The kind of value at `key` of database `index` as blocked clients see it. */
   private valueKind(index: number, key: string): BlockKind | 'other' | undefined {
     const value = this.databases[index].get(key, this.clock())
@@ -377,6 +391,10 @@ export class Engine {
         refused = true
       } else if (entry.info.flags.has('no_multi')) {
         this.reject(argv, NOT_IN_TRANSACTION, entry.name)
+        refused = true
+      } else if (entry.name === 'watch') {
+        // A connection answers WATCH inside MULTI itself; in a block handed over whole it dooms it.
+        this.reject(argv, WATCH_IN_TRANSACTION, entry.name)
         refused = true
       } else {
         const denied = this.acl.check(session.user, entry.info, argv)
@@ -505,7 +523,7 @@ export class Engine {
     if (keyspace.hasNoted) {
       if (resolved.write) {
         // A collection the write looked up may have changed in place: its watchers and waiters hear of it.
-        if (keyspace.keyObserver !== undefined && !(reply instanceof ReplyError)) keyspace.forEachNoted(keyspace.keyObserver)
+        if (keyspace.keyObserver !== undefined && !(reply instanceof ReplyError)) this.changedInPlace(resolved.name)
         keyspace.settle()
       } else keyspace.forgetNoted()
     }
@@ -786,6 +804,7 @@ class Invocation implements CommandContext {
 }
 
 const NOT_IN_TRANSACTION = new ReplyError('ERR Command not allowed inside a transaction')
+const WATCH_IN_TRANSACTION = new ReplyError('ERR WATCH inside MULTI is not allowed')
 /** What MONITOR shows around a transaction: what the socket executor (and most clients) send. */
 const MULTI_ARGV: readonly string[] = ['MULTI']
 const EXEC_ARGV: readonly string[] = ['EXEC']

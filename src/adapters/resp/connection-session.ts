@@ -1,0 +1,71 @@
+/**
+ * The RESP listener's side of an {@link ExecutorSession}: which commands may block the
+ * connection, and how WATCH, UNWATCH and EXEC go to the session. One per connection; without a
+ * session (an executor that has no `openSession`, e.g. the socket executor) WATCH is refused
+ * with the reason, and blocking commands go to the executor's `exec` (the socket executor gives
+ * each its own upstream connection).
+ */
+import { OK, ReplyError, type Command, type NullArray, type Reply } from '../../reply.js'
+import type { CallContext, Executor, ExecutorSession } from '../../executor/executor.js'
+
+/**
+ * Commands that may wait for data: while one runs, the connection reads no further command, as a
+ * blocked Redis client does (XREAD and XREADGROUP block only with BLOCK, and are counted here
+ * either way: holding input back for one that answers at once costs nothing).
+ */
+const MAY_BLOCK: ReadonlySet<string> = new Set([
+  'blpop', 'brpop', 'brpoplpush', 'blmove', 'blmpop', 'bzpopmin', 'bzpopmax', 'bzmpop', 'xread', 'xreadgroup', 'wait', 'waitaof',
+])
+
+export const WATCH_UNSUPPORTED = new ReplyError(
+  'ERR WATCH is not supported by this server over this backend: it needs a connection-scoped executor session (the memory executor has one; the socket executor does not pin a client to one upstream connection)',
+)
+
+export class ConnectionSession {
+  readonly #executor: Executor
+  readonly #session: ExecutorSession | undefined
+
+  constructor(executor: Executor, context: CallContext) {
+    this.#executor = executor
+    this.#session = executor.openSession?.(context)
+  }
+
+  /** The session's client id, when there is a session. */
+  get id(): number | undefined {
+    return this.#session?.id
+  }
+
+  /** True when `name` (lowercase) may block the connection. */
+  static mayBlock(name: string): boolean {
+    return MAY_BLOCK.has(name)
+  }
+
+  /** Runs one command: on the session when there is one. */
+  exec(command: Command, context: CallContext): Promise<Reply> {
+    return this.#session !== undefined ? this.#session.exec(command, context) : this.#executor.exec(command, context)
+  }
+
+  /** WATCH key …: on the session, or refused with the reason. */
+  watch(command: Command, context: CallContext): Promise<Reply> | ReplyError {
+    return this.#session !== undefined ? this.#session.exec(command, context) : WATCH_UNSUPPORTED
+  }
+
+  /**
+   * UNWATCH, and what DISCARD, RESET and a refused EXEC do: forgets the watched keys and the
+   * touched flag. The memory session runs it before `exec` returns, so later commands see it.
+   */
+  unwatch(context: CallContext): Reply {
+    this.#session?.exec(['UNWATCH'], context).catch(() => {})
+    return OK
+  }
+
+  /** EXEC of the queued commands: with the session's watches when there is one. */
+  transaction(commands: readonly Command[], context: CallContext): Promise<Reply[] | ReplyError | NullArray> {
+    return this.#session !== undefined ? this.#session.transaction(commands, context) : this.#executor.transaction(commands, context)
+  }
+
+  /** The connection ended: a blocked call is cancelled, watches dropped. */
+  close(): void {
+    this.#session?.close()
+  }
+}
