@@ -101,7 +101,7 @@ interface ReadOptions {
   readonly block: number | undefined
 }
 
-function parseReadOptions(argv: readonly string[], groupMode: boolean): ReadOptions | ReplyError {
+function parseReadOptions(argv: readonly string[], groupMode: boolean, inScript: boolean): ReadOptions | ReplyError {
   let count = 0
   let streamsAt = 0
   let streamCount = 0
@@ -113,6 +113,8 @@ function parseReadOptions(argv: readonly string[], groupMode: boolean): ReadOpti
     const moreArgs = argv.length - 1 - i
     const word = keyword(argv[i])
     if (word === 'block' && moreArgs > 0) {
+      // Redis refuses BLOCK in scripts outright (not just answering as timed out), for compatibility.
+      if (inScript) return new ReplyError(`ERR ${argv[0]} command is not allowed with BLOCK option from scripts`)
       const timeout = readMillisecondsTimeout(argv[++i])
       if (timeout instanceof ReplyError) return timeout
       block = timeout
@@ -154,7 +156,7 @@ interface ReadTarget {
  * the null array when none has (see the file comment about BLOCK).
  */
 function readCommand(ctx: CommandContext, argv: readonly string[], groupMode: boolean): Out {
-  const options = parseReadOptions(argv, groupMode)
+  const options = parseReadOptions(argv, groupMode, ctx.session.script !== undefined)
   if (options instanceof ReplyError) return options
   const { streamsAt, streamCount, groupName } = options
   const targets: ReadTarget[] = []
