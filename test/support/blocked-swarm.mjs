@@ -4,13 +4,19 @@
  * once every connection has its reply. A child process of its own, so that its sockets do not
  * count against the test process's file limit (the listener under test lives there).
  *
- * usage: node blocked-swarm.mjs <port> <count> <key> <timeout-seconds>
+ * usage: node blocked-swarm.mjs <port> <count> <key> <timeout-seconds> [password]
+ * (`{i}` in the key is replaced by the connection's index: one key per client.)
  */
 import net from 'node:net'
 
-const [port, count, key, timeout] = process.argv.slice(2)
+const [port, count, key, timeout, password] = process.argv.slice(2)
+const auth = password === undefined ? '' : `*2\r\n$4\r\nAUTH\r\n$${Buffer.byteLength(password)}\r\n${password}\r\n`
+const AUTH_OK = password === undefined ? '' : '+OK\r\n'
 const total = Number(count)
-const command = `*3\r\n$5\r\nBLPOP\r\n$${key.length}\r\n${key}\r\n$${timeout.length}\r\n${timeout}\r\n`
+const commandFor = (i) => {
+  const name = key.replaceAll('{i}', String(i))
+  return `*3\r\n$5\r\nBLPOP\r\n$${name.length}\r\n${name}\r\n$${timeout.length}\r\n${timeout}\r\n`
+}
 const SERVED = /^\*2\r\n\$\d+\r\n[^\r]*\r\n\$\d+\r\n[^\r]*\r\n$/
 let served = 0
 let timedOut = 0
@@ -36,13 +42,15 @@ function open(i) {
   let reply = ''
   socket.on('connect', () => {
     openNext()
-    socket.write(command)
+    socket.write(auth + commandFor(i))
     if (++connected === total) process.stdout.write('sent\n')
   })
   socket.on('data', (chunk) => {
     reply += chunk.toString('latin1')
-    if (reply === '*-1\r\n') timedOut++
-    else if (SERVED.test(reply)) served++
+    if (!reply.startsWith(AUTH_OK)) return
+    const answer = reply.slice(AUTH_OK.length)
+    if (answer === '*-1\r\n') timedOut++
+    else if (SERVED.test(answer)) served++
     else return
     socket.destroy()
     finishOne()
