@@ -90,6 +90,7 @@ async function withBlockedSwarm(port, run) {
 async function measure(label, port, pid) {
   const cpu = await idleQueueEventsCpu(port, pid)
   const wake = await wakeupLatency(port)
+  await getThroughput(port) // warm-up: the JIT, the connection
   const getsIdle = await getThroughput(port)
   const getsBlocked = await withBlockedSwarm(port, () => getThroughput(port))
   return { label, cpu, ...wake, getsIdle, getsBlocked }
