@@ -737,8 +737,9 @@ class Client {
         return this.#introspection(name, argv)
     }
     // A command that may block holds the connection's input back until it answers.
-    if (ConnectionSession.mayBlock(name)) this.#barrier = true
-    return this.#call(argv)
+    if (!ConnectionSession.mayBlock(name)) return this.#call(argv)
+    this.#barrier = true
+    return this.#session.exec(argv, this.#context, true)
   }
 
   /**
@@ -762,7 +763,7 @@ class Client {
 
   /** Runs a command on the executor; rejections become error replies. */
   #call(argv: Command): Promise<Reply> {
-    return this.#session.exec(argv, this.#context)
+    return this.#session.exec(argv, this.#context, false)
   }
 
   /**

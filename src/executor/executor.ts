@@ -32,6 +32,8 @@ export interface ExecutorSession {
   readonly blocked: boolean
   /** Number of keys this session WATCHes. */
   readonly watchedKeys: number
+  /** WATCH is in effect: keys are watched, or one was touched and the next EXEC will fail. */
+  readonly watching: boolean
   /**
    * Runs one command on this connection; a blocking command settles when served, timed out or
    * unblocked (CLIENT UNBLOCK). One call at a time: the caller sends the next command after the

@@ -40,9 +40,12 @@ export class ConnectionSession {
     return MAY_BLOCK.has(name)
   }
 
-  /** Runs one command: on the session when there is one. */
-  exec(command: Command, context: CallContext): Promise<Reply> {
-    return this.#session !== undefined ? this.#session.exec(command, context) : this.#executor.exec(command, context)
+  /**
+   * Runs one command. Only a command that may block needs the session; the others go to the
+   * executor's `exec` as they always did (the session would run them alike).
+   */
+  exec(command: Command, context: CallContext, mayBlock: boolean): Promise<Reply> {
+    return mayBlock && this.#session !== undefined ? this.#session.exec(command, context) : this.#executor.exec(command, context)
   }
 
   /** WATCH key …: on the session, or refused with the reason. */
@@ -55,13 +58,13 @@ export class ConnectionSession {
    * touched flag. The memory session runs it before `exec` returns, so later commands see it.
    */
   unwatch(context: CallContext): Reply {
-    this.#session?.exec(['UNWATCH'], context).catch(() => {})
+    if (this.#session?.watching === true) this.#session.exec(['UNWATCH'], context).catch(() => {})
     return OK
   }
 
-  /** EXEC of the queued commands: with the session's watches when there is one. */
+  /** EXEC of the queued commands: on the session while WATCH is in effect, else as a plain transaction. */
   transaction(commands: readonly Command[], context: CallContext): Promise<Reply[] | ReplyError | NullArray> {
-    return this.#session !== undefined ? this.#session.transaction(commands, context) : this.#executor.transaction(commands, context)
+    return this.#session?.watching === true ? this.#session.transaction(commands, context) : this.#executor.transaction(commands, context)
   }
 
   /** The connection ended: a blocked call is cancelled, watches dropped. */

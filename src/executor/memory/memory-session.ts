@@ -47,6 +47,11 @@ export class MemorySession implements ExecutorSession {
     return this.session.watch?.keys.length ?? 0
   }
 
+  get watching(): boolean {
+    const watch = this.session.watch
+    return watch !== undefined && (watch.dirty || watch.keys.length !== 0)
+  }
+
   exec(command: Command, context?: CallContext): Promise<Reply> {
     if (this.#closed || this.host.closed) return Promise.reject(SESSION_CLOSED())
     const engine = this.host.engine
