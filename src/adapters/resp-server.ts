@@ -60,6 +60,7 @@ import { ClientRegistry, type ClientProbe, type ClientRecord } from './resp/clie
 import { clientCommand, FORWARD, NO_REPLY, userExistsVia } from './resp/client-command.js'
 import { sniffProtocol } from './resp/protocol-sniff.js'
 import { ShardSubscriptions } from './resp/shard-pubsub.js'
+import { ConnectionSession } from './resp/connection-session.js'
 
 /**
  * The user name the read-only token logs in as: `AUTH readonly <read-only token>`.
@@ -342,6 +343,8 @@ class Client {
   #context: CallContext
   #multi: Command[] | undefined
   #dirty = false
+  /** The executor session: blocking commands and WATCH (`resp/connection-session.ts`). */
+  readonly #session: ConnectionSession
   readonly #channels = new Map<string, Subscribed>()
   readonly #patterns = new Map<string, Subscribed>()
   /** SSUBSCRIBE's shard channels (sharded pub/sub lives in its own module). */
@@ -366,8 +369,9 @@ class Client {
     this.#shared = shared
     this.#socket = socket
     this.#record = record
-    record.handle = { socket, probe: () => this.#probe(), kill: () => this.#drop(), closeAfterReply: () => (this.#closing = true) }
+    record.handle = { socket, probe: () => this.#probe(), kill: () => this.#drop(), closeAfterReply: () => (this.#closing = true), unblock: (error) => this.#session.unblock(error) }
     this.#address = `${socket.remoteAddress ?? '?'}:${socket.remotePort ?? 0}`
+    this.#session = new ConnectionSession(shared.executor, { client: this.#address })
     this.#decoder = new RequestDecoder({ maxBulkLength: shared.options.maxBulkLength, authRequired: shared.locked })
     this.#authenticated = !shared.locked
     const now = Date.now()
@@ -556,7 +560,7 @@ class Client {
       lastInteraction: this.#lastInteraction,
       monitor: this.#monitor !== undefined,
       inMulti: this.#multi !== undefined,
-      blocked: this.#postponed !== undefined,
+      blocked: this.#postponed !== undefined || this.#session.blocked,
       dirtyCas: false,
       closing: this.#closing,
       reading: !this.#paused && !this.#closing,
@@ -755,6 +759,7 @@ class Client {
     this.#shared.registry.remove(this.#record)
     if (this.#postponed !== undefined) this.#shared.registry.pause.release(this.#resumeAfterPause)
     this.#postponed = undefined
+    this.#session.close()
     this.#gone = true
     this.#slots = []
     this.#held = 0
@@ -822,14 +827,14 @@ class Client {
         if (argc !== 1) return arity('discard')
         if (this.#multi === undefined) return DISCARD_WITHOUT_MULTI
         this.#multi = undefined
-        return OK
+        return this.#session.unwatch(this.#context)
       case 'watch':
         if (argc < 2) return arity('watch')
         if (this.#multi !== undefined) return WATCH_INSIDE_MULTI
-        return new ReplyError('ERR WATCH is not supported by this server')
+        return this.#session.watch(argv, this.#context)
       case 'unwatch':
         if (argc !== 1) return arity('unwatch')
-        return OK
+        return this.#session.unwatch(this.#context)
       case 'subscribe':
       case 'psubscribe':
         if (argc < 2) return arity(name)
@@ -855,7 +860,10 @@ class Client {
       case 'config':
         return this.#introspection(name, argv)
     }
-    return this.#call(argv)
+    // A command that may block holds the connection's input back until it answers.
+    if (!ConnectionSession.mayBlock(name)) return this.#call(argv)
+    this.#barrier = true
+    return this.#session.exec(argv, this.#context, true)
   }
 
   /**
@@ -879,7 +887,7 @@ class Client {
 
   /** Runs a command on the executor; rejections become error replies. */
   #call(argv: Command): Promise<Reply> {
-    return this.#shared.executor.exec(argv, this.#context)
+    return this.#session.exec(argv, this.#context, false)
   }
 
   /**
@@ -992,6 +1000,7 @@ class Client {
   #reset(): Out {
     this.#multi = undefined
     this.#resp = 2
+    this.#session.unwatch(this.#context)
     this.#stopStreams()
     this.#setDb(0)
     this.#record.name = ''
@@ -1039,11 +1048,14 @@ class Client {
     const queued = this.#multi
     if (queued === undefined) return EXEC_WITHOUT_MULTI
     this.#multi = undefined
-    if (this.#dirty) return EXEC_ABORT
+    if (this.#dirty) {
+      this.#session.unwatch(this.#context)
+      return EXEC_ABORT
+    }
     if (queued.some((command) => lower(command[0] as Buffer) === 'select')) this.#barrier = true
     const resp = this.#resp
-    return this.#shared.executor.transaction(queued, this.#context).then((replies) => {
-      if (replies instanceof ReplyError) return replies
+    return this.#session.transaction(queued, this.#context).then((replies) => {
+      if (!Array.isArray(replies)) return replies
       if (resp === 3) replies = resp3Transaction(queued, replies) as Reply[]
       // A SELECT that ran inside the transaction stays in effect afterwards, as in Redis.
       queued.forEach((command, i) => {

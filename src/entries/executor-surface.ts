@@ -5,6 +5,6 @@
  * The reply model's values come along as values, not types only: a declaration bundle cannot
  * keep `export type` apart, so a type-only re-export would promise a value the entry lacks.
  */
-export type { Executor, CallContext, Subscription, PubSubEvent, MonitorEvent } from '../executor/executor.js'
+export type { Executor, ExecutorSession, CallContext, Subscription, PubSubEvent, MonitorEvent } from '../executor/executor.js'
 export { NULL_ARRAY, ReplyError, Status } from '../reply.js'
 export type { Arg, Bytes, Command, NullArray, Reply } from '../reply.js'

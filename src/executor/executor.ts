@@ -1,4 +1,4 @@
-import type { Bytes, Command, Reply, ReplyError, Arg } from '../reply.js'
+import type { Bytes, Command, Reply, ReplyError, Arg, NullArray } from '../reply.js'
 
 /**
  * Who runs a call and where: the logical database, the ACL user, and the client address that
@@ -21,6 +21,43 @@ export interface CallContext {
    * connections are shared), so the listener refuses NO-TOUCH ON there.
    */
   readonly noTouch?: boolean
+}
+
+/**
+ * One client connection to an executor, for front ends that hold connections (the RESP
+ * listener): what Redis keeps per connection and an executor call has not. On a session,
+ * blocking commands (BLPOP, BZPOPMIN, XREAD … BLOCK, WAIT …) wait for their data or timeout
+ * instead of answering at once, and WATCH / UNWATCH apply to {@link ExecutorSession.transaction}.
+ * Open one per connection with {@link Executor.openSession}; close it when the connection ends.
+ * @public
+ */
+export interface ExecutorSession {
+  /** The client id (CLIENT ID, and the id CLIENT UNBLOCK takes). */
+  readonly id: number
+  /** True while a blocking call of this session waits. */
+  readonly blocked: boolean
+  /** Number of keys this session WATCHes. */
+  readonly watchedKeys: number
+  /** WATCH is in effect: keys are watched, or one was touched and the next EXEC will fail. */
+  readonly watching: boolean
+  /**
+   * Runs one command on this connection; a blocking command settles when served, timed out or
+   * unblocked (CLIENT UNBLOCK). One call at a time: the caller sends the next command after the
+   * previous one settled, as a Redis connection reads no command while blocked.
+   */
+  exec(command: Command, context?: CallContext): Promise<Reply>
+  /**
+   * MULTI/EXEC on this connection: the null array, running nothing, when a key it watches changed
+   * since WATCH; either way its watches end (as EXEC ends them).
+   */
+  transaction(commands: readonly Command[], context?: CallContext): Promise<Reply[] | ReplyError | NullArray>
+  /**
+   * CLIENT UNBLOCK of this connection: a waiting blocking call answers as if timed out, or with
+   * `UNBLOCKED client unblocked via CLIENT UNBLOCK` when `error`. True when a call was waiting.
+   */
+  unblock?(error: boolean): boolean
+  /** Ends the connection: a waiting blocking call rejects, watches are dropped. Idempotent. */
+  close(): void
 }
 
 /**
@@ -89,6 +126,12 @@ export interface Executor {
   monitor(onEvent: (event: MonitorEvent) => void, signal: AbortSignal, context?: CallContext): Promise<void>
   /** Releases every resource. Pending calls reject. */
   close(): Promise<void>
+  /**
+   * Opens a connection-scoped session ({@link ExecutorSession}), where blocking commands block
+   * and WATCH works. Optional: an executor without it refuses WATCH, and runs blocking commands
+   * its own way (the socket executor gives each a dedicated upstream connection).
+   */
+  openSession?(context?: CallContext): ExecutorSession
 }
 
 /**

@@ -348,8 +348,8 @@ function unblock(registry: ClientRegistry, argv: Buffer[]): Reply {
   }
   const id = integer(argv[2])
   if (id === undefined) return NOT_INTEGER
-  if (id < 1n || id > BigInt(Number.MAX_SAFE_INTEGER) || registry.get(Number(id)) === undefined) return 0
-  return registry.unblock?.(Number(id), error) === true ? 1 : 0
+  if (id < 1n || id > BigInt(Number.MAX_SAFE_INTEGER)) return 0
+  return registry.get(Number(id))?.handle.unblock?.(error) === true ? 1 : 0
 }
 
 const HELP: Reply = [

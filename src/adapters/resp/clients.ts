@@ -59,6 +59,8 @@ export interface ClientHandle {
   kill(): void
   /** Closes the connection after the reply of the command running now (CLIENT KILL of itself). */
   closeAfterReply(): void
+  /** CLIENT UNBLOCK: ends the connection's waiting blocking call; true when one was waiting. */
+  unblock?(error: boolean): boolean
 }
 
 /** CLIENT REPLY: `on`, `off`, or `skip` (the next command's reply only). */
@@ -134,13 +136,6 @@ export class ClientRegistry {
   #nextId = 1
   /** CLIENT PAUSE, shared by every connection of the listener. */
   readonly pause = new ClientPause()
-  /**
-   * CLIENT UNBLOCK: set by whoever implements blocking commands in the listener. Unblocks the
-   * client `id` when it is blocked (with a timeout's reply, or the `UNBLOCKED` error when `error`)
-   * and tells whether it was. Without it no client is ever blocked, and the answer is 0.
-   */
-  unblock: ((id: number, error: boolean) => boolean) | undefined
-
   /**
    * Registers a new connection with the next id (ids only grow, as Redis's), at accept time;
    * without a handle, it is listed as a fresh connection that has sent nothing yet.

@@ -2,6 +2,7 @@ import type { NullArray, ReplyError, Status } from '../../reply.js'
 import type { Database } from './keyspace.js'
 import type { Engine } from './engine.js'
 import type { ReplyBudget } from './reply-budget.js'
+import type { WatchState } from './watch.js'
 
 /**
  * A reply inside the engine. Same shape as {@link Reply} except that a bulk string is a binary
@@ -30,6 +31,15 @@ export interface Session {
    * each command gets the engine's whole limits (see `reply-budget.ts`).
    */
   replyBudget?: ReplyBudget
+  /**
+   * True on the session of a connection whose caller can wait for a reply (an executor session,
+   * see `memory-session.ts`): a blocking command that finds nothing to serve blocks there. Absent
+   * (REST calls, scripts), blocking commands answer as if their time ran out, as Redis does
+   * inside MULTI and scripts.
+   */
+  canBlock?: boolean
+  /** The keys this connection WATCHes, once it watched any. */
+  watch?: WatchState
 }
 
 /** What a running script restricts: read-only scripts and `no-writes` functions refuse writes. */

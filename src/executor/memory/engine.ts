@@ -1,4 +1,4 @@
-import { ReplyError } from '../../reply.js'
+import { NULL_ARRAY, ReplyError, type NullArray } from '../../reply.js'
 import { findCommand, checkArity, arityError, lookupError, type CommandInfo } from '../../commands/lookup.js'
 import type { CommandContext, Handler, Out, Session } from './command.js'
 import { handlers } from './commands/index.js'
@@ -18,6 +18,8 @@ import type { Snapshot } from './persistence/snapshot.js'
 import { MISCONF, RdbPersistence, type PersistenceOptions } from './persistence/rdb-persistence.js'
 import { boundHeapGrowth } from './heap-growth.js'
 import { propagatedForm } from './persistence/aof-propagation.js'
+import { Blocking, type BlockKind } from './blocking.js'
+import { Watches } from './watch.js'
 
 /** One write as it is logged: the database it ran in and its propagated argv. */
 export interface PropagatedOp {
@@ -219,6 +221,10 @@ export class Engine {
   readonly keyspace = new KeyspaceState()
   /** The memory bound: limit, policy, sampling, evicted_keys (`eviction.ts`). */
   readonly evictor: Evictor
+  /** Clients blocked on keys and the keys ready to serve them (`blocking.ts`). */
+  readonly blocking: Blocking
+  /** The keys connections WATCH (`watch.ts`). */
+  readonly watches: Watches
   /**
    * Heap bytes in use before any data, INFO's used_memory_startup: the process's heap when its
    * first engine was made (the runtime, the command table, the Lua VM are not dataset).
@@ -236,6 +242,8 @@ export class Engine {
     this.keyspace.setTime(this.clock())
     this.keyspace.notifier = this.notifier
     this.databases = Array.from({ length: count }, (_, index) => new Database(index, this.keyspace))
+    this.blocking = new Blocking(count, (db, key) => this.valueKind(db, key), () => this.observeKeys())
+    this.watches = new Watches(count, () => this.observeKeys())
     this.maxReplyElements = positiveLimit(options.maxReplyElements, DEFAULT_MAX_REPLY_ELEMENTS, 'maxReplyElements')
     this.maxReplyBytes = positiveLimit(options.maxReplyBytes, DEFAULT_MAX_REPLY_BYTES, 'maxReplyBytes')
     this.onShutdown = options.onShutdown
@@ -296,6 +304,56 @@ export class Engine {
   }
 
   /**
+   * Has the keyspace report each changed key to {@link Engine.keyChanged} while a connection
+   * watches keys or is blocked on keys, and stops it when none does.
+   */
+  private observeKeys(): void {
+    this.keyspace.keyObserver = this.watches.count !== 0 || this.blocking.count !== 0 ? this.keyChanged : undefined
+  }
+
+  /**
+   * `key` of `db` changed: its watchers are touched and clients blocked on it are readied
+   * (Redis's `signalModifiedKey` and `signalKeyAsReady`).
+   */
+  readonly keyChanged = (db: Database, key: string): void => {
+    if (this.watches.count !== 0) this.watches.touch(db, key)
+    if (this.blocking.count !== 0) this.blocking.signal(db, key)
+  }
+
+  /**
+   * After a write command: the collections it looked up may have changed in place. Their
+   * watchers are touched; blocked clients are readied only by what can serve them without a new
+   * value (new stream entries, a group destroyed), as Redis signals only there. Readying on every
+   * write that looked a key up would also re-serve, forever, a reader whose own read finds nothing.
+   */
+  private changedInPlace(name: string): void {
+    const keyspace = this.keyspace
+    if (this.watches.count !== 0) keyspace.forEachNoted((db, key) => this.watches.touch(db, key))
+    if (this.blocking.count !== 0 && (name === 'xadd' || name === 'xgroup|destroy')) {
+      keyspace.forEachNoted((db, key) => this.blocking.signal(db, key))
+    }
+  }
+
+  /** The kind of value at `key` of database `index` as blocked clients see it. */
+  private valueKind(index: number, key: string): BlockKind | 'other' | undefined {
+    const value = this.databases[index].get(key, this.clock())
+    if (value === undefined) return undefined
+    if (typeof value === 'string') return 'other'
+    return value.type === 'list' || value.type === 'zset' || value.type === 'stream' ? value.type : 'other'
+  }
+
+  /**
+   * Runs the non-blocking form of a blocked client's command for it, without the ACL check (its
+   * blocking form passed it) and with its own statistics and propagation, as a command.
+   */
+  serveBlocked(session: Session, db: number, argv: readonly string[]): Out {
+    const resolved = this.resolve(argv)
+    if (resolved instanceof ReplyError) return resolved
+    session.db = db
+    return this.run(session, argv, resolved, NOT_READ)
+  }
+
+  /**
    * Runs one command (argv as binary strings, name first) and returns its reply. `now` fixes the
    * command's time (transactions and scripts share one); without it the clock is read when the
    * command first needs the time, if ever.
@@ -321,6 +379,23 @@ export class Engine {
    * calls: a key that is live when the block starts stays live to its end.
    */
   transaction(session: Session, commands: readonly (readonly string[])[]): Out[] | ReplyError {
+    return this.runTransaction(session, commands, false) as Out[] | ReplyError
+  }
+
+  /**
+   * {@link Engine.transaction} for a connection that may WATCH: when a key it watches changed
+   * since (or expired, Redis's `isWatchedKeyExpired`), the null array and nothing runs. Its
+   * watches end either way, as EXEC ends them in Redis.
+   */
+  watchedTransaction(session: Session, commands: readonly (readonly string[])[]): Out[] | ReplyError | NullArray {
+    const watch = session.watch
+    // Redis reads the watches first (a key expired since WATCH dooms the block too), then unwatches.
+    const touched = watch !== undefined && (watch.dirty || this.watches.expiredSinceWatch(watch, this.databases, this.clock()))
+    if (watch !== undefined) this.watches.unwatchAll(watch)
+    return this.runTransaction(session, commands, touched)
+  }
+
+  private runTransaction(session: Session, commands: readonly (readonly string[])[], touched: boolean): Out[] | ReplyError | NullArray {
     // A user who may not run MULTI or EXEC gets their NOPERM, and nothing runs.
     const deniedBlock = this.acl.check(session.user, MULTI_INFO, MULTI_ARGV) ?? this.acl.check(session.user, EXEC_INFO, EXEC_ARGV)
     if (deniedBlock !== null) return this.countError(deniedBlock)
@@ -337,6 +412,10 @@ export class Engine {
       } else if (entry.info.flags.has('no_multi')) {
         this.reject(argv, NOT_IN_TRANSACTION, entry.name)
         refused = true
+      } else if (entry.name === 'watch') {
+        // A connection answers WATCH inside MULTI itself; in a block handed over whole it dooms it.
+        this.reject(argv, WATCH_IN_TRANSACTION, entry.name)
+        refused = true
       } else {
         const denied = this.acl.check(session.user, entry.info, argv)
         if (denied !== null) {
@@ -350,6 +429,12 @@ export class Engine {
       this.countControl('exec', true)
       this.feedMonitors(session, EXEC_ARGV)
       return this.countError(EXEC_ABORT)
+    }
+    if (touched) {
+      // A watched key changed: the null array, nothing runs (not an error in Redis's counts).
+      this.countControl('exec', false)
+      this.feedMonitors(session, EXEC_ARGV)
+      return NULL_ARRAY
     }
     if (this.config.version !== this.memoryConfigVersion) this.applyMemoryConfig()
     // Redis checks the memory bound once for the whole block, at EXEC, when any command in it
@@ -466,8 +551,11 @@ export class Engine {
     }
     const keyspace = this.keyspace
     if (keyspace.hasNoted) {
-      if (resolved.write) keyspace.settle()
-      else keyspace.forgetNoted()
+      if (resolved.write) {
+        // A collection the write looked up may have changed in place: its watchers and waiters hear of it.
+        if (keyspace.keyObserver !== undefined && !(reply instanceof ReplyError)) this.changedInPlace(resolved.name)
+        keyspace.settle()
+      } else keyspace.forgetNoted()
     }
     counters.calls++
     if (timed) {
@@ -687,6 +775,8 @@ export class Engine {
       }
       expireHashFields(db, now)
     }
+    // An expired stream ends the wait of its group readers, as after a command.
+    if (this.blocking.hasReady) this.blocking.serveReady()
     return removed
   }
 
@@ -697,6 +787,7 @@ export class Engine {
     if (this.expiryTimer !== undefined) clearInterval(this.expiryTimer)
     this.monitors.clear()
     this.pubsub.close()
+    this.blocking.cancelAll()
   }
 }
 
@@ -747,6 +838,7 @@ class Invocation implements CommandContext {
 }
 
 const NOT_IN_TRANSACTION = new ReplyError('ERR Command not allowed inside a transaction')
+const WATCH_IN_TRANSACTION = new ReplyError('ERR WATCH inside MULTI is not allowed')
 /** What MONITOR shows around a transaction: what the socket executor (and most clients) send. */
 const MULTI_ARGV: readonly string[] = ['MULTI']
 const EXEC_ARGV: readonly string[] = ['EXEC']

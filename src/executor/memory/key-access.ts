@@ -27,6 +27,12 @@ export class KeyspaceState {
   clock: AccessClock = 'off'
   /** Set while a command of a CLIENT NO-TOUCH client runs: lookups leave the clock alone. */
   noTouch = false
+  /**
+   * Told of every key stored, deleted, or given or cleared a TTL, after the change; set only while
+   * a connection watches keys or is blocked on keys (WATCH and blocking commands), so the writes of
+   * everyone else pay one field read.
+   */
+  keyObserver: ((db: Database, key: string) => void) | undefined = undefined
   /** The LRU clock when the current clock started: the stamp of keys not accessed since. */
   clockStartedAt = 0
   /** Unix seconds masked to 24 bits, the LRU clock (`LRU_CLOCK()`). */
@@ -86,6 +92,13 @@ export class KeyspaceState {
   noteTyped(db: Database, key: string): void {
     this.dirtyDatabases.push(db)
     this.dirtyKeys.push(key)
+  }
+
+  /** Calls `visit` for each typed value looked up since the last settle (a write may have changed it in place). */
+  forEachNoted(visit: (db: Database, key: string) => void): void {
+    const databases = this.dirtyDatabases
+    const keys = this.dirtyKeys
+    for (let i = 0; i < keys.length; i++) visit(databases[i], keys[i])
   }
 
   /** After a write command: re-estimates the typed values it looked up. */

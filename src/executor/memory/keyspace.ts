@@ -248,6 +248,7 @@ export class Database {
       const notifier = shared.notifier
       if (notifier !== undefined && (notifier.flags & NOTIFY_NEW) !== 0) notifier.emit(NOTIFY_NEW, 'new', key, this.index)
     }
+    if (shared.keyObserver !== undefined) shared.keyObserver(this, key)
   }
 
   /**
@@ -285,6 +286,7 @@ export class Database {
     this.shared.usedBytes -= bytes
     if (this.expires.size !== 0) this.unexpire(key)
     if (this.stringEncodings.size !== 0) this.stringEncodings.delete(key)
+    if (this.shared.keyObserver !== undefined) this.shared.keyObserver(this, key)
     return true
   }
 
@@ -301,6 +303,7 @@ export class Database {
     }
     this.expires.set(key, at)
     this.pushDeadline({ at, key })
+    if (this.shared.keyObserver !== undefined) this.shared.keyObserver(this, key)
   }
 
   /** The absolute expiry time of `key`, or undefined when it has none. */
@@ -310,7 +313,9 @@ export class Database {
 
   /** Removes the TTL of `key`; true when it had one. */
   persist(key: string): boolean {
-    return this.unexpire(key)
+    if (!this.unexpire(key)) return false
+    if (this.shared.keyObserver !== undefined) this.shared.keyObserver(this, key)
+    return true
   }
 
   /** Drops the TTL of `key` and its bytes; true when it had one. */

@@ -1,6 +1,15 @@
-import { NULL_ARRAY, ReplyError, Status, type Arg, type Command, type Reply } from '../../reply.js'
+import { NULL_ARRAY, ReplyError, Status, type Arg, type Command, type NullArray, type Reply } from '../../reply.js'
 import { connectionStateRefusal } from '../connection-state.js'
-import { BackendUnavailableError, type CallContext, type Executor, type MonitorEvent, type PubSubEvent, type Subscription } from '../executor.js'
+import {
+  BackendUnavailableError,
+  type CallContext,
+  type Executor,
+  type ExecutorSession,
+  type MonitorEvent,
+  type PubSubEvent,
+  type Subscription,
+} from '../executor.js'
+import { MemorySession, type SessionHost } from './memory-session.js'
 import type { Out, Session } from './command.js'
 import { Engine, type EngineOptions } from './engine.js'
 import { toPubSubEvent, type PubSubReply } from './pubsub.js'
@@ -20,7 +29,7 @@ export type MemoryExecutorOptions = EngineOptions
 export class MemoryExecutor implements Executor {
   /** The engine behind this executor, for the CLI, benchmarks and tests. @internal */
   readonly engine: Engine
-  private closed = false
+  #closed = false
   /** Settles the promise of each running monitor() when the executor closes. */
   private readonly openMonitors = new Set<(error?: unknown) => void>()
 
@@ -52,8 +61,52 @@ export class MemoryExecutor implements Executor {
 
   /** {@inheritDoc Executor.exec} */
   exec(command: Command, context?: CallContext): Promise<Reply> {
-    if (this.closed) return CLOSED()
-    return this.whenDurable(this.run(command, context), (error) => error)
+    if (this.#closed) return CLOSED()
+    const reply = this.run(command, context)
+    this.serveReady()
+    return this.whenDurable(reply, (error) => error)
+  }
+
+  /**
+   * {@inheritDoc Executor.openSession}
+   * The session is the engine's client: its id is what CLIENT ID answers on it and CLIENT
+   * UNBLOCK takes.
+   */
+  openSession(context?: CallContext): ExecutorSession {
+    if (this.#closed) throw new BackendUnavailableError('executor closed')
+    this.sessionHost ??= this.hostForSessions()
+    return new MemorySession(this.sessionHost, this.session(context))
+  }
+
+  private sessionHost: SessionHost | undefined
+
+  /** What sessions use of this executor. */
+  private hostForSessions(): SessionHost {
+    const isClosed = (): boolean => this.#closed
+    return {
+      engine: this.engine,
+      get closed(): boolean {
+        return isClosed()
+      },
+      runOn: (session, command, context) => {
+        applyContext(session, context)
+        const name = toBinary(command[0] ?? '').toLowerCase()
+        // WATCH and UNWATCH are what a session is for; other connection-state commands stay refused.
+        if (name === 'watch' || name === 'unwatch') return toReply(this.engine.call(session, toArgv(command)))
+        return this.run(command, context, session)
+      },
+      transactionOn: (session, commands, context) => {
+        applyContext(session, context)
+        return this.runTransaction(commands, session, true)
+      },
+      durable: (value, failed) => this.whenDurable(value, failed),
+      toReply,
+    }
+  }
+
+  /** Clients readied by the last call are served before its reply is released. */
+  private serveReady(): void {
+    if (this.engine.blocking.hasReady) this.engine.blocking.serveReady()
   }
 
   /**
@@ -74,29 +127,41 @@ export class MemoryExecutor implements Executor {
    * For benchmarks and tests. @internal
    */
   execSync(command: Command, context?: CallContext): Reply {
-    if (this.closed) throw new BackendUnavailableError('executor closed')
+    if (this.#closed) throw new BackendUnavailableError('executor closed')
     return this.run(command, context)
   }
 
   /** {@inheritDoc Executor.pipeline} */
   pipeline(commands: readonly Command[], context?: CallContext): Promise<Reply[]> {
-    if (this.closed) return CLOSED()
+    if (this.#closed) return CLOSED()
     const session = this.session(context)
     // The pipeline is one request: its replies share one budget (see reply-budget.ts).
     session.replyBudget = requestBudget(this.engine)
-    const replies = commands.map((command) => this.run(command, context, session))
+    const replies = commands.map((command) => {
+      const reply = this.run(command, context, session)
+      this.serveReady()
+      return reply
+    })
     return this.whenDurable(replies, (error) => replies.map(() => error))
   }
 
   /** {@inheritDoc Executor.transaction} */
   transaction(commands: readonly Command[], context?: CallContext): Promise<Reply[] | ReplyError> {
-    if (this.closed) return CLOSED()
+    if (this.#closed) return CLOSED()
+    return this.runTransaction(commands, this.session(context), false) as Promise<Reply[] | ReplyError>
+  }
+
+  /** A transaction on `session`; `watched`: a connection's, whose watches it honours. */
+  private runTransaction(commands: readonly Command[], session: Session, watched: boolean): Promise<Reply[] | ReplyError | NullArray> {
     for (const command of commands) {
       const refusal = connectionStateRefusal(command)
       if (refusal !== null) return Promise.resolve(refusal)
     }
-    const replies = this.engine.transaction(this.session(context), commands.map(toArgv))
-    return this.whenDurable<Reply[] | ReplyError>(replies instanceof ReplyError ? replies : replies.map(toReply), (error) => error)
+    const argvs = commands.map(toArgv)
+    const replies = watched ? this.engine.watchedTransaction(session, argvs) : this.engine.transaction(session, argvs)
+    this.serveReady()
+    const out = replies instanceof ReplyError || replies === NULL_ARRAY ? replies : replies.map(toReply)
+    return this.whenDurable<Reply[] | ReplyError | NullArray>(out, (error) => error)
   }
 
   /**
@@ -112,7 +177,7 @@ export class MemoryExecutor implements Executor {
     signal: AbortSignal,
     context?: CallContext,
   ): Promise<void> {
-    if (this.closed) return Promise.reject(new BackendUnavailableError('executor closed'))
+    if (this.#closed) return Promise.reject(new BackendUnavailableError('executor closed'))
     if (signal.aborted) return Promise.resolve()
     return new Promise((resolve, reject) => {
       const session = this.session(context)
@@ -124,7 +189,7 @@ export class MemoryExecutor implements Executor {
         signal.removeEventListener('abort', onAbort)
         hub.detach(session.id)
         if (error === undefined) resolve()
-        else reject(this.closed ? new BackendUnavailableError('executor closed') : error)
+        else reject(this.#closed ? new BackendUnavailableError('executor closed') : error)
       }
       const onAbort = (): void => finish()
       const emit = (reply: PubSubReply): void => {
@@ -151,7 +216,7 @@ export class MemoryExecutor implements Executor {
    * being fed is not affected.
    */
   monitor(onEvent: (event: MonitorEvent) => void, signal: AbortSignal, _context?: CallContext): Promise<void> {
-    if (this.closed) return Promise.reject(new BackendUnavailableError('executor closed'))
+    if (this.#closed) return Promise.reject(new BackendUnavailableError('executor closed'))
     if (signal.aborted) return Promise.resolve()
     return new Promise((resolve, reject) => {
       let done = false
@@ -183,8 +248,8 @@ export class MemoryExecutor implements Executor {
    * saved when save points are configured (as Redis does on shutdown); a failed save rejects.
    */
   async close(): Promise<void> {
-    if (!this.closed && this.engine.rdb !== undefined) {
-      this.closed = true
+    if (!this.#closed && this.engine.rdb !== undefined) {
+      this.#closed = true
       const failed = await this.engine.rdb.shutdown('default')
       this.stop()
       // An abandoned BGREWRITEAOF (appendonly no) removes its temporary file before close resolves.
@@ -202,7 +267,7 @@ export class MemoryExecutor implements Executor {
   }
 
   private stop(): void {
-    this.closed = true
+    this.#closed = true
     this.aofControl?.close()
     for (const finish of [...this.openMonitors]) finish(new BackendUnavailableError('executor closed'))
     this.engine.close()
@@ -231,7 +296,13 @@ export class MemoryExecutor implements Executor {
     if (context?.noTouch === true) session.noTouch = true
     return session
   }
+}
 
+/** A session's database, user and address as the call's context gives them. */
+function applyContext(session: Session, context: CallContext | undefined): void {
+  session.db = context?.db ?? 0
+  session.user = context?.user ?? 'default'
+  if (context?.client !== undefined) session.address = context.client
 }
 
 /** Every call on a closed executor rejects the same way the socket executor's do. */

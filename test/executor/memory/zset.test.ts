@@ -13,7 +13,7 @@ import { Random } from '../../differential/generator.js'
  * What the differential suite cannot compare live: the ranked tree's invariants under random
  * operations, random replies (ZRANDMEMBER), ZSCAN over skip lists (hash-table order in Redis),
  * score formatting on tie cases, the interface SORT uses, ZRANK … WITHSCORE (Redis 7.2), and the
- * blocking forms, which the engine does not serve.
+ * blocking forms outside a connection.
  */
 
 type Plain = string | number | null | { error: string } | Plain[]
@@ -305,18 +305,19 @@ describe('ZRANK and ZREVRANK WITHSCORE (Redis 7.2, https://redis.io/docs/latest/
   })
 })
 
-describe('BZPOPMIN, BZPOPMAX and BZMPOP are not served', () => {
+describe('BZPOPMIN, BZPOPMAX and BZMPOP outside a connection', () => {
   // The gateway refuses blocking commands before they reach an executor (restAvailability, see
-  // test/rest/availability.test.ts); the engine itself has no handler for them, so a caller that
-  // bypasses the gateway gets Redis's answer for a command it lacks, after Redis's arity check.
-  test('the engine answers unknown command, after the arity check, and pops nothing', () => {
+  // test/rest/availability.test.ts). A call without a connection session cannot wait: with data
+  // they pop as Redis does, without they answer as if timed out (what Redis answers in MULTI).
+  test('they pop when there is data and answer the null array at once when there is none', () => {
     const run = engine()
-    run('ZADD', 'z', '1', 'a', '2', 'b')
-    expect(run('BZPOPMIN', 'z', '0')).toEqual({ error: "ERR unknown command 'BZPOPMIN', with args beginning with: 'z' '0' " })
-    expect(run('bzpopmax', 'z', '1')).toEqual({ error: "ERR unknown command 'bzpopmax', with args beginning with: 'z' '1' " })
-    expect(run('BZMPOP', '0', '1', 'z', 'MIN')).toEqual({ error: "ERR unknown command 'BZMPOP', with args beginning with: '0' '1' 'z' 'MIN' " })
+    run('ZADD', 'z', '1', 'a', '2', 'b', '3', 'c')
+    expect(run('BZPOPMIN', 'z', '0')).toEqual(['z', 'a', '1'])
+    expect(run('bzpopmax', 'none', 'z', '1')).toEqual(['z', 'c', '3'])
+    expect(run('BZMPOP', '0', '1', 'z', 'MIN')).toEqual(['z', [['b', '2']]])
+    expect(run('BZPOPMIN', 'z', '0')).toBeNull()
     expect(run('BZPOPMIN', 'z')).toEqual({ error: "ERR wrong number of arguments for 'bzpopmin' command" })
     expect(run('BZMPOP', '0', '1', 'z')).toEqual({ error: "ERR wrong number of arguments for 'bzmpop' command" })
-    expect(run('ZCARD', 'z')).toBe(2)
+    expect(run('BZPOPMIN', 'z', '-1')).toEqual({ error: 'ERR timeout is negative' })
   })
 })

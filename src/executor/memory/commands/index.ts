@@ -16,6 +16,8 @@ import { jsonCommands } from './json/index.js'
 import { pubSubCommands } from './pubsub/index.js'
 import { dumpCommands } from './dump/index.js'
 import { aclCommands } from './acl/index.js'
+import { blockingCommands } from './blocking/index.js'
+import { transactionCommands } from './connection/transaction.js'
 
 /**
  * Every family's handlers, by full lowercase name. A family is one file exporting a
@@ -39,6 +41,8 @@ const families: readonly CommandTable[] = [
   pubSubCommands,
   dumpCommands,
   aclCommands,
+  blockingCommands,
+  transactionCommands,
 ]
 
 export const handlers: ReadonlyMap<string, Handler> = new Map(families.flatMap((family) => Object.entries(family)))

@@ -29,6 +29,12 @@ function changedNothing(reply: Out): boolean {
 /** Logged as sent unless the reply shows no change (0, nil, empty array). */
 const UNLESS_NOTHING: Rewrite = (_ctx, argv, reply) => (changedNothing(reply) ? null : [argv])
 
+/**
+ * The blocking list and sorted-set commands change data only through the non-blocking command
+ * they run (LPOP, LMOVE, ZMPOP …, see `commands/blocking/`), which is logged itself.
+ */
+const VIA_NON_BLOCKING_FORM: Rewrite = () => null
+
 /** The key's TTL after the command, logged as PEXPIREAT; a key the command deleted logs DEL. */
 function absoluteExpiry(ctx: CommandContext, key: string): readonly string[] {
   if (ctx.db.data.get(key) === undefined) return ['DEL', key]
@@ -302,6 +308,9 @@ const REWRITES: ReadonlyMap<string, Rewrite> = new Map<string, Rewrite>([
   ['hexpireat', hashFieldExpiry(1000, false)],
   ['hgetex', hgetex],
   ['hsetex', hsetex],
+  ...['blpop', 'brpop', 'blmpop', 'blmove', 'brpoplpush', 'bzpopmin', 'bzpopmax', 'bzmpop'].map(
+    (name): [string, Rewrite] => [name, VIA_NON_BLOCKING_FORM],
+  ),
   ...[
     'del', 'unlink', 'sadd', 'srem', 'smove', 'zrem', 'zremrangebyscore', 'zremrangebyrank', 'zremrangebylex',
     'hdel', 'lrem', 'persist', 'hsetnx', 'setnx', 'msetnx', 'renamenx', 'move', 'copy', 'pfadd', 'lpushx',

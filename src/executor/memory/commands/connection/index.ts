@@ -128,13 +128,20 @@ function clientGetredir(): Out {
 }
 
 /** CLIENT UNBLOCK id [TIMEOUT|ERROR]: no client is ever blocked inside the engine, so 0. */
-function clientUnblock(_ctx: CommandContext, argv: readonly string[]): Out {
-  if (readInteger(argv[2]) === null) return NOT_INTEGER
+/**
+ * CLIENT UNBLOCK id [TIMEOUT|ERROR]: ends the blocked call of client `id` (the session id, as
+ * CLIENT ID reports it) as if its time ran out, or with an UNBLOCKED error. 1 when it was blocked.
+ */
+function clientUnblock(ctx: CommandContext, argv: readonly string[]): Out {
+  const id = readInteger(argv[2])
+  if (id === null) return NOT_INTEGER
+  let error = false
   if (argv.length === 4) {
     const reason = argv[3].toLowerCase()
     if (reason !== 'timeout' && reason !== 'error') return UNBLOCK_REASON
+    error = reason === 'error'
   } else if (argv.length > 4) return SYNTAX
-  return 0
+  return ctx.engine.blocking.unblock(id, error) ? 1 : 0
 }
 
 const CLIENT_HELP = [

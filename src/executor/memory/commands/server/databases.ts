@@ -4,6 +4,7 @@ import { OK, ReplyError } from '../../../../reply.js'
 import type { CommandContext, Out } from '../../command.js'
 import { DB_INDEX_OUT_OF_RANGE, NOT_INTEGER, SYNTAX } from '../../errors.js'
 import type { Engine } from '../../engine.js'
+import type { Database } from '../../keyspace.js'
 import { readInteger } from '../../lib/numbers.js'
 
 export const INT_RANGE = new ReplyError('ERR value is out of range, value must between -2147483648 and 2147483647')
@@ -42,14 +43,25 @@ function flushMode(argv: readonly string[]): ReplyError | undefined {
 function flushdb(ctx: CommandContext, argv: readonly string[]): Out {
   const invalid = flushMode(argv)
   if (invalid) return invalid
-  ctx.db.clear()
+  emptyDatabase(ctx, ctx.db)
   return OK
+}
+
+/**
+ * Empties `db`: its watched keys that held a value are touched first, and the clients blocked on
+ * its keys are readied after (a group reader's stream is gone), as Redis's `emptyData` does.
+ */
+function emptyDatabase(ctx: CommandContext, db: Database): void {
+  const engine = ctx.engine
+  if (engine.watches.count !== 0) engine.watches.touchDatabase(db, undefined, ctx.now)
+  db.clear()
+  if (engine.blocking.count !== 0) engine.blocking.signalDatabase(db.index)
 }
 
 function flushall(ctx: CommandContext, argv: readonly string[]): Out {
   const invalid = flushMode(argv)
   if (invalid) return invalid
-  for (const db of ctx.engine.databases) db.clear()
+  for (const db of ctx.engine.databases) emptyDatabase(ctx, db)
   return OK
 }
 
@@ -68,11 +80,20 @@ function swapdb(ctx: CommandContext, argv: readonly string[]): Out {
   const databases = engine.databases
   const a = databases[first]
   const b = databases[second]
+  // Watches and blocked clients stay with the index, as in Redis: what the swap changes under them touches or readies them.
+  if (engine.watches.count !== 0) {
+    engine.watches.touchDatabase(a, b, ctx.now)
+    engine.watches.touchDatabase(b, a, ctx.now)
+  }
   databases[first] = b
   databases[second] = a
   // Each Database records its own index (INFO keyspace names it): keep it true after the swap.
   ;(a as { index: number }).index = second
   ;(b as { index: number }).index = first
+  if (engine.blocking.count !== 0) {
+    engine.blocking.signalDatabase(first)
+    engine.blocking.signalDatabase(second)
+  }
   return OK
 }
 

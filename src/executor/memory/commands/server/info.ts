@@ -79,7 +79,7 @@ function clientsSection(engine: Engine): Lines {
     ['maxclients', engine.config.get('maxclients') ?? '10000'],
     ['client_recent_max_input_buffer', 0],
     ['client_recent_max_output_buffer', 0],
-    ['blocked_clients', 0],
+    ['blocked_clients', engine.blocking.count],
     ['tracking_clients', 0],
     ['clients_in_timeout_table', 0],
   ]

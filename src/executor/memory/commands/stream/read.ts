@@ -1,10 +1,12 @@
 /**
  * XRANGE, XREVRANGE, XREAD and XREADGROUP (Redis 7.0).
  *
- * BLOCK: the engine never waits (it is synchronous, and the REST layer refuses blocking calls
- * before they reach it). A read with BLOCK that finds nothing answers the null array at once,
- * which is what Redis itself answers when a client may not block (inside MULTI/EXEC or a script):
- * the timeout is taken as expired. With data to serve, BLOCK changes nothing.
+ * BLOCK: a read that finds nothing blocks the client on its streams (`../../blocking.ts`) when
+ * it may block, that is on a connection's session outside MULTI/EXEC and scripts; elsewhere (a
+ * REST call, a transaction, a script) it answers the null array at once, as Redis answers a
+ * client that may not block. A blocked reader is served from the one stream that got new
+ * entries, as Redis 7.0 serves it (`serveClientsBlockedOnStreamKey`); a blocked XREADGROUP whose
+ * group or stream goes away gets Redis's error.
  */
 import { NULL_ARRAY, ReplyError } from '../../../../reply.js'
 import type { CommandContext, CommandTable, Out } from '../../command.js'
@@ -33,8 +35,11 @@ import {
   parseIntervalStart,
   readStream,
 } from './common.js'
+import { blockClient, mayBlock, readMillisecondsTimeout } from '../blocking/common.js'
+import { STREAM_DELETED } from '../../blocking.js'
+import { StreamValue as StreamClass } from '../../types/stream.js'
 
-const TIMEOUT_NOT_INTEGER = new ReplyError('ERR timeout is not an integer or out of range')
+const GROUP_DELETED = new ReplyError('NOGROUP the consumer group this client was blocked on no longer exists')
 const UNBALANCED = new ReplyError(
   "ERR Unbalanced XREAD list of streams: for each stream key an ID or '$' must be specified.",
 )
@@ -93,22 +98,27 @@ interface ReadOptions {
   readonly groupName: string | undefined
   readonly consumerName: string
   readonly noAck: boolean
+  /** BLOCK's milliseconds (0: forever), undefined without BLOCK. */
+  readonly block: number | undefined
 }
 
-function parseReadOptions(argv: readonly string[], groupMode: boolean): ReadOptions | ReplyError {
+function parseReadOptions(argv: readonly string[], groupMode: boolean, inScript: boolean): ReadOptions | ReplyError {
   let count = 0
   let streamsAt = 0
   let streamCount = 0
   let groupName: string | undefined
   let consumerName = ''
   let noAck = false
+  let block: number | undefined
   for (let i = 1; i < argv.length; i++) {
     const moreArgs = argv.length - 1 - i
     const word = keyword(argv[i])
     if (word === 'block' && moreArgs > 0) {
-      const timeout = readInteger(argv[++i])
-      if (timeout === null) return TIMEOUT_NOT_INTEGER
-      if (timeout < 0) return TIMEOUT_NEGATIVE
+      // Redis refuses BLOCK in scripts outright (not just answering as timed out), for compatibility.
+      if (inScript) return new ReplyError(`ERR ${argv[0]} command is not allowed with BLOCK option from scripts`)
+      const timeout = readMillisecondsTimeout(argv[++i])
+      if (timeout instanceof ReplyError) return timeout
+      block = timeout
     } else if (word === 'count' && moreArgs > 0) {
       const parsed = readInteger(argv[++i])
       if (parsed === null) return NOT_INTEGER
@@ -131,7 +141,7 @@ function parseReadOptions(argv: readonly string[], groupMode: boolean): ReadOpti
   }
   if (streamsAt === 0) return SYNTAX
   if (groupMode && groupName === undefined) return MISSING_GROUP
-  return { count, streamsAt, streamCount, groupName, consumerName, noAck }
+  return { count, streamsAt, streamCount, groupName, consumerName, noAck, block }
 }
 
 /** One stream to read: `after` is the ID to read past (MAX_ID stands for XREADGROUP's `>`). */
@@ -147,7 +157,7 @@ interface ReadTarget {
  * the null array when none has (see the file comment about BLOCK).
  */
 function readCommand(ctx: CommandContext, argv: readonly string[], groupMode: boolean): Out {
-  const options = parseReadOptions(argv, groupMode)
+  const options = parseReadOptions(argv, groupMode, ctx.session.script !== undefined)
   if (options instanceof ReplyError) return options
   const { streamsAt, streamCount, groupName } = options
   const targets: ReadTarget[] = []
@@ -186,7 +196,42 @@ function readCommand(ctx: CommandContext, argv: readonly string[], groupMode: bo
         : readGroup(ctx, target.key, stream, target.group, target.after, options)
     if (served !== null) reply.push([target.key, served])
   }
-  return reply.length === 0 ? NULL_ARRAY : reply
+  if (reply.length !== 0) return reply
+  if (options.block === undefined || !mayBlock(ctx)) return NULL_ARRAY
+  return blockReader(ctx, targets, options)
+}
+
+/**
+ * Blocks a reader that found nothing. XREAD waits for entries past the ID it gave (`$` read as
+ * the stream's last ID now); XREADGROUP for entries past its group's last delivered one. Served,
+ * it runs the read without BLOCK on the one stream that got entries.
+ */
+function blockReader(ctx: CommandContext, targets: readonly ReadTarget[], options: ReadOptions): Out {
+  const { engine, session } = ctx
+  const dbIndex = ctx.db.index
+  const countWords = options.count > 0 ? ['COUNT', String(options.count)] : []
+  const groupName = options.groupName
+  const afterByKey = new Map(targets.map((target) => [target.key, formatId(target.after)]))
+  const serve = (key: string): Out | undefined => {
+    let argv: string[]
+    if (groupName === undefined) argv = ['XREAD', ...countWords, 'STREAMS', key, afterByKey.get(key) as string]
+    else {
+      const stream = engine.databases[dbIndex].data.get(key)
+      if (!(stream instanceof StreamClass)) return STREAM_DELETED
+      if (!stream.groups.has(groupName)) return GROUP_DELETED
+      argv = ['XREADGROUP', 'GROUP', groupName, options.consumerName, ...countWords, ...(options.noAck ? ['NOACK'] : []), 'STREAMS', key, '>']
+    }
+    const out = engine.serveBlocked(session, dbIndex, argv)
+    return out === NULL_ARRAY ? undefined : out
+  }
+  return blockClient(ctx, {
+    kind: 'stream',
+    keys: targets.map((target) => target.key),
+    timeout: options.block as number,
+    timedOut: NULL_ARRAY,
+    groupReader: groupName !== undefined,
+    serve,
+  })
 }
 
 /** XREAD of one stream: entries after `after`, or null when there are none. */
