@@ -139,10 +139,7 @@ for (const [name, start, skip] of targets) {
       expect(times[5] - times[0]).toBeGreaterThanOrEqual(500)
     }, 20_000)
 
-    // Over the memory engine this needs CLIENT LIST with every connection and its name, which the
-    // listener does not give yet: expected to fail there until it does (then drop `.fails`).
-    const getWorkersTest = name.startsWith('RESP listener') ? test.fails : test
-    getWorkersTest('getWorkers lists the running workers (needs CLIENT LIST with names)', async () => {
+    test('getWorkers lists the running workers (CLIENT LIST with every connection and its name)', async () => {
       const name = queueName()
       const queue = track(new Queue(name, { connection }))
       const worker = track(new Worker(name, async () => 1, { connection }))
