@@ -164,8 +164,9 @@ export class AttributedReply {
  * - array: nested replies
  * - RESP3 only: `boolean` (`#t` / `#f`), {@link ReplyMap}, {@link ReplySet}, {@link ReplyPush},
  *   {@link ReplyDouble}, {@link BigNumber}, {@link VerbatimString}, {@link AttributedReply}.
- *   The engines produce none of these; the RESP listener shapes replies into them for RESP3
- *   connections, and the reply decoder reads them.
+ *   The engines produce these only from a script run for a RESP3 caller (`CallContext.resp`);
+ *   the RESP listener shapes other replies into them for RESP3 connections, and the reply
+ *   decoder reads them.
  * @public
  */
 export type Reply =

@@ -26,7 +26,7 @@ import { OK, QUEUED, ReplyError, Status, type Command, type Reply } from '../rep
 import { secretsEqual } from '../auth/digest.js'
 import { encodeReply } from '../resp/encode.js'
 import { encodeCommandReply, encodeFor, helloReply, pushFrame, pushFrames, type RespVersion } from './resp/connection-protocol.js'
-import { resp3Transaction } from './resp/resp3-shape.js'
+import { resp3Transaction } from '../resp/resp3-shape.js'
 import { clientTrackingReply } from './resp/client-tracking.js'
 import { RequestDecoder } from '../resp/request.js'
 import { NEED_MORE, RespProtocolError } from '../resp/protocol.js'
@@ -470,8 +470,9 @@ class Client {
   }
 
   #makeContext(): CallContext {
-    const context: { db: number; client: string; user?: string; password?: string; noTouch?: boolean } = { db: this.#db, client: this.#address }
+    const context: { db: number; client: string; user?: string; password?: string; noTouch?: boolean; resp?: 3 } = { db: this.#db, client: this.#address }
     if (this.#record.noTouch) context.noTouch = true
+    if (this.#resp === 3) context.resp = 3 // scripts' RESP3 replies (CallContext.resp)
     const runAs = this.#readonly ? this.#shared.options.readonlyUser : undefined
     if (runAs !== undefined) {
       context.user = runAs.user
@@ -988,6 +989,7 @@ class Client {
       }
       if (setName !== undefined) this.#record.name = setName.toString('latin1')
       if (chosen !== undefined) this.#resp = chosen
+      this.#context = this.#makeContext()
       // Encoded now, in the protocol just chosen: commands after it are already read.
       return new Raw(encodeFor(this.#resp, helloReply(this.#resp, { version: SERVER_VERSION, id: this.id })))
     }

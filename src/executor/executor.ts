@@ -21,6 +21,13 @@ export interface CallContext {
    * connections are shared), so the listener refuses NO-TOUCH ON there.
    */
   readonly noTouch?: boolean
+  /**
+   * The caller's protocol (the RESP listener's connection after `HELLO 3`); absent means 2. The
+   * in-memory engine gives a RESP3 caller the RESP3 types a script returns (`{double = …}`,
+   * `{map = …}`, booleans after `redis.setresp(3)`), as Redis 7 does; everything else answers
+   * in RESP2 and the listener reshapes it.
+   */
+  readonly resp?: 2 | 3
 }
 
 /**

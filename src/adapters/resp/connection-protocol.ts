@@ -9,7 +9,7 @@
 
 import { ReplyMap, ReplyPush, type Command, type Reply } from '../../reply.js'
 import { encodeReplies, encodeReply, encodeResp3Replies, encodeResp3Reply } from '../../resp/encode.js'
-import { resp3Reply } from './resp3-shape.js'
+import { resp3Reply } from '../../resp/resp3-shape.js'
 
 /** The RESP version of a connection: 2 by default, 3 after `HELLO 3`. */
 export type RespVersion = 2 | 3

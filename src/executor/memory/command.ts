@@ -1,4 +1,4 @@
-import type { NullArray, ReplyError, Status } from '../../reply.js'
+import type { NullArray, ReplyError, Resp3Reply, Status } from '../../reply.js'
 import type { Database } from './keyspace.js'
 import type { Engine } from './engine.js'
 import type { ReplyBudget } from './reply-budget.js'
@@ -7,9 +7,10 @@ import type { WatchState } from './watch.js'
 /**
  * A reply inside the engine. Same shape as {@link Reply} except that a bulk string is a binary
  * string (one char per byte), the form the engine stores; the executor converts to bytes once,
- * at its boundary. Scripts consume this form directly.
+ * at its boundary. Scripts consume this form directly. The RESP3 types appear only in what a
+ * script returns to a RESP3 caller (`Session.resp`), already in their final form (bytes inside).
  */
-export type Out = null | NullArray | number | bigint | string | Status | ReplyError | readonly Out[]
+export type Out = null | NullArray | number | bigint | string | Status | ReplyError | Resp3Reply | readonly Out[]
 
 /** Per-connection state: the RESP listener keeps one per socket; REST calls get a fresh one. */
 export interface Session {
@@ -23,6 +24,8 @@ export interface Session {
   name: string
   /** CLIENT NO-TOUCH: this session's lookups do not update the keys' LRU/LFU clock. */
   noTouch?: boolean
+  /** The caller's protocol (`CallContext.resp`): 3 lets scripts return RESP3 types. Absent: 2. */
+  resp?: 2 | 3
   readonly id: number
   /** Set while a script runs, so commands it calls know where they come from. */
   script?: ScriptState

@@ -294,6 +294,7 @@ export class MemoryExecutor implements Executor {
     const session = this.engine.createSession(context?.client, context?.user)
     if (context?.db !== undefined) session.db = context.db
     if (context?.noTouch === true) session.noTouch = true
+    if (context?.resp === 3) session.resp = 3
     return session
   }
 }

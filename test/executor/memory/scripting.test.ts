@@ -4,7 +4,7 @@
  * divergences from Redis 7.0.15. The differential cases are in test/differential/scripting.*.
  */
 import { afterEach, describe, expect, test } from 'vitest'
-import { ReplyError, Status, type Command, type Reply } from '../../../src/reply.js'
+import { BigNumber, ReplyDouble, ReplyError, ReplyMap, ReplySet, Status, VerbatimString, type Command, type Reply } from '../../../src/reply.js'
 import { Engine } from '../../../src/executor/memory/engine.js'
 import { MemoryExecutor } from '../../../src/executor/memory/memory-executor.js'
 import { scripting } from '../../../src/executor/memory/commands/scripting/state.js'
@@ -207,13 +207,52 @@ describe('the Lua VM', () => {
   })
 })
 
-describe('named divergences from Redis 7.0.15', () => {
-  test('redis.setresp(3) is refused: the engine has no RESP3 replies (Redis 7.0 switches conversions to RESP3)', () => {
+describe('RESP3 in scripts (CallContext.resp; the wire bytes are checked against Redis in test/adapters/resp3)', () => {
+  const typedScript = "return {{double = 1.5}, {map = {a = 'x'}}, {set = {m = true}}, {big_number = '12'}, {verbatim_string = {format = 'mkd', string = 'v'}}}"
+
+  test('a RESP3 caller gets the RESP3 types a script returns; RESP2 callers (the default) their RESP2 form', () => {
     const memory = executor()
-    expect(errorOf(run(memory, ['EVAL', 'local x = redis.setresp(3)', '0']))).toMatch(
-      /^ERR redis\.setresp\(3\) is not supported: the in-memory engine speaks RESP2 only script: [0-9a-f]{40}, on @user_script:1\.$/,
-    )
+    const typed = memory.execSync(['EVAL', typedScript, '0'], { resp: 3 }) as Reply[]
+    expect(typed[0]).toEqual(new ReplyDouble('1.5'))
+    expect(typed[1]).toEqual(new ReplyMap([Buffer.from('a'), Buffer.from('x')]))
+    expect(typed[2]).toEqual(new ReplySet([Buffer.from('m')]))
+    expect(typed[3]).toEqual(new BigNumber('12'))
+    expect(typed[4]).toEqual(new VerbatimString('mkd', Buffer.from('v')))
+    expect(run(memory, ['EVAL', typedScript, '0'])).toEqual(['1.5', ['a', 'x'], ['m'], '12', 'v'])
+    expect(text(memory.execSync(['EVAL', typedScript, '0'], { resp: 2 }))).toEqual(['1.5', ['a', 'x'], ['m'], '12', 'v'])
   })
+
+  test('booleans follow the script protocol: RESP2 gives 1 and null, redis.setresp(3) a boolean (1 and 0 for a RESP2 caller)', () => {
+    const memory = executor()
+    expect(memory.execSync(['EVAL', 'return {true, false}', '0'], { resp: 3 })).toEqual([1, null])
+    expect(memory.execSync(['EVAL', 'return false', '0'], { resp: 3 })).toBeNull()
+    expect(memory.execSync(['EVAL', 'redis.setresp(3) return {true, false}', '0'], { resp: 3 })).toEqual([true, false])
+    expect(run(memory, ['EVAL', 'redis.setresp(3) return {true, false}', '0'])).toEqual([1, 0])
+  })
+
+  test('after redis.setresp(3), redis.call gives each command its RESP3 shape in Lua, nulls as nil', () => {
+    const memory = executor()
+    run(memory, ['HSET', 'h', 'f', 'v'])
+    run(memory, ['ZADD', 'z', '2.5', 'm'])
+    const script = [
+      'redis.setresp(3)',
+      "local h, s, d = redis.call('HGETALL', 'h'), redis.call('SMEMBERS', 'nokey'), redis.call('ZSCORE', 'z', 'm')",
+      "local g, mg = redis.call('GET', 'nokey'), redis.call('MGET', 'nokey', 'h')",
+      "return {h.map.f, type(s.set), d.double, tostring(g), mg[1] == nil, type(mg[2])}",
+    ].join(' ')
+    expect(run(memory, ['EVAL', script, '0'])).toEqual(['v', 'table', 2, 'nil', 1, 'nil'])
+    // RESP2 again at the next script, as in Redis.
+    expect(run(memory, ['EVAL', "return type(redis.call('GET', 'nokey'))", '0'])).toBe('boolean')
+  })
+
+  test('a RESP3 caller inside MULTI gets the typed reply of a queued EVAL', async () => {
+    const memory = executor()
+    const replies = await memory.transaction([['EVAL', 'return {double = 0.5}', '0']], { resp: 3 })
+    expect(replies).toEqual([new ReplyDouble('0.5')])
+  })
+})
+
+describe('named divergences from Redis 7.0.15', () => {
 
   test('SCRIPT DEBUG YES and SYNC are refused (Redis starts its Lua debugger)', () => {
     const memory = executor()

@@ -3,10 +3,10 @@
 -- runtime-dispatch.lua follows it in the same chunk and uses its locals.
 --
 -- The host passes its constants as the chunk's arguments (runtimeArguments in runtime.ts): the
--- marker of control requests, the dispatcher's key in the string metatable, the time-limit and
--- RESP3 errors, the Redis version and its number, the deepest reply nesting converted, and the
+-- marker of control requests, the dispatcher's key in the string metatable, the time-limit
+-- error, the Redis version and its number, the deepest reply nesting converted, and the
 -- runtime's chunk name.
-local MARK, KEY, TIMEOUT_ERROR, RESP3_ERROR, REDIS_VERSION, REDIS_VERSION_NUM, MAX_DEPTH, RUNTIME = ...
+local MARK, KEY, TIMEOUT_ERROR, REDIS_VERSION, REDIS_VERSION_NUM, MAX_DEPTH, RUNTIME = ...
 REDIS_VERSION_NUM, MAX_DEPTH = tonumber(REDIS_VERSION_NUM), tonumber(MAX_DEPTH)
 local FUEL_MESSAGE = 'Script killed by fuel limit'
 local rawcall, rawsha1 = redis.pcall, redis.sha1hex
@@ -100,11 +100,30 @@ local function toArgv(...)
   end
   return args, n
 end
+-- The script's protocol (redis.setresp): 2 at the start of every script, as in Redis. Under 3
+-- the host sends each command's RESP3 reply, which the package turns into Redis's Lua shapes
+-- ({map = …}, {set = …}, {double = …} …), except that it hands a null over as false where Redis
+-- gives nil: resp3 puts that right, at the top and inside tables (a nil leaves a hole).
+local scriptResp = 2
+local function dropNulls(t)
+  for k, v in next, t do
+    if v == false then t[k] = nil elseif type(v) == 'table' then dropNulls(v) end
+  end
+end
+local function resp3(reply)
+  if reply == false then return nil end
+  if type(reply) == 'table' and rawget(reply, 'err') == nil then dropNulls(reply) end
+  return reply
+end
 local function command(...)
-  if select('#', ...) > 0 and allStrings(...) then return rawcall(...) end
+  if select('#', ...) > 0 and allStrings(...) then
+    if scriptResp == 2 then return rawcall(...) end
+    return resp3(rawcall(...))
+  end
   local args, n = toArgv(...)
   if not args then return {err = n} end
-  return rawcall(unpack(args, 1, n))
+  if scriptResp == 2 then return rawcall(unpack(args, 1, n)) end
+  return resp3(rawcall(unpack(args, 1, n)))
 end
 
 -- redis.call raises the error reply of a failed command. In Redis it is a C function, so that
@@ -158,7 +177,8 @@ function api.setresp(...)
   if select('#', ...) ~= 1 then raise('ERR redis.setresp() requires one argument.', 1) end
   local resp = truncate(tonumber((...)) or 0)
   if resp ~= 2 and resp ~= 3 then raise('ERR RESP version must be 2 or 3.', 1) end
-  if resp == 3 then raise(RESP3_ERROR, 1) end
+  scriptResp = resp
+  control('resp', tostring(resp))
 end
 function api.sha1hex(...)
   if select('#', ...) ~= 1 then raise('ERR wrong number of arguments', 1) end
@@ -241,11 +261,30 @@ local function statusText(text)
 end
 
 -- Converts a script's result with Redis's rules (luaReplyToRedisReply) into plain values the
--- package encodes: no metatables are consulted, RESP3 tables become their RESP2 form.
+-- package encodes: no metatables are consulted. For a RESP2 caller the RESP3 tables become their
+-- RESP2 form here. For a RESP3 caller (typedReply) they keep their type: the package has no way
+-- to send a map or a set in the order Lua's next gives (its encoder walks a table of its own),
+-- so each RESP3 value travels as a status reply whose text is the control marker, the RESP3 type
+-- character and the payload (a map or a set: an array led by such a status), which the host
+-- decodes (abi.ts).
+local typedReply = false
+local function tag(kind, payload) return {ok = MARK .. kind .. (payload or '')} end
+local MAP_TAG, SET_TAG, TRUE_TAG, FALSE_TAG = tag('%'), tag('~'), tag('#', 't'), tag('#', 'f')
 local function double(d)
   if d == huge then return 'inf' end
   if d == -huge then return '-inf' end
   return format('%.17g', d)
+end
+-- A Lua boolean: Redis's RESP2 rule (true is 1, false null) unless the script chose RESP3, then
+-- a boolean, which a RESP2 caller reads as 1 or 0.
+local function boolean(v)
+  if scriptResp == 2 then return v end
+  if typedReply then return v and TRUE_TAG or FALSE_TAG end
+  return v and 1 or 0
+end
+-- A verbatim string's format: three characters, cut at NUL, padded with spaces (addReplyVerbatim).
+local function verbatimFormat(f)
+  return sub(cstring(f) .. '   ', 1, 3)
 end
 local INT64_MIN = -9223372036854775808
 local function toReply(v, depth)
@@ -255,7 +294,8 @@ local function toReply(v, depth)
     if v ~= v or v >= 9223372036854775808 or v < INT64_MIN then return INT64_MIN end
     return v
   end
-  if t == 'string' or t == 'boolean' then return v end
+  if t == 'string' then return v end
+  if t == 'boolean' then return boolean(v) end
   if t ~= 'table' then return false end
   if depth > MAX_DEPTH then return {err = 'ERR reached lua stack limit'} end
   local f = rawget(v, 'err')
@@ -263,16 +303,24 @@ local function toReply(v, depth)
   f = rawget(v, 'ok')
   if type(f) == 'string' then return {ok = statusText(f)} end
   f = rawget(v, 'double')
-  if type(f) == 'number' then return double(f) end
+  if type(f) == 'number' then
+    if typedReply then return tag(',', double(f)) end
+    return double(f)
+  end
   f = rawget(v, 'big_number')
-  if type(f) == 'string' then return (gsub(f, '[\r\n]', ' ')) end
+  if type(f) == 'string' then
+    if typedReply then return tag('(', (gsub(f, '[\r\n]', ' '))) end
+    return (gsub(f, '[\r\n]', ' '))
+  end
   f = rawget(v, 'verbatim_string')
   if type(f) == 'table' and type(rawget(f, 'format')) == 'string' and type(rawget(f, 'string')) == 'string' then
+    if typedReply then return tag('=', verbatimFormat(rawget(f, 'format')) .. rawget(f, 'string')) end
     return rawget(f, 'string')
   end
   local out, n = {}, 0
   f = rawget(v, 'map')
   if type(f) == 'table' then
+    if typedReply then out[1], n = MAP_TAG, 1 end
     for key, value in next, f do
       out[n + 1], out[n + 2] = toReply(key, depth + 1), toReply(value, depth + 1)
       n = n + 2
@@ -281,6 +329,7 @@ local function toReply(v, depth)
   end
   f = rawget(v, 'set')
   if type(f) == 'table' then
+    if typedReply then out[1], n = SET_TAG, 1 end
     for key in next, f do
       n = n + 1
       out[n] = toReply(key, depth + 1)

@@ -15,8 +15,6 @@ export interface RuntimeConstants {
   readonly versionNumber: number
   /** The error a script gets when it runs past the time limit (code included). */
   readonly timeoutError: string
-  /** The error `redis.setresp(3)` raises (code included). */
-  readonly resp3Error: string
 }
 
 /** Deepest reply nesting converted; deeper levels become Redis's stack-limit error. */

@@ -59,15 +59,17 @@ function D.compile(sha)
 end
 
 -- Before each call: a time limit may have ended redis.call's coroutine without a replacement.
-local function ready()
+local function ready(resp)
   failure, handling = nil, nil
+  scriptResp, typedReply = 2, resp == '3'
   if callThread ~= nil and status(callThread) == 'dead' then refreshCall() end
 end
 
-function D.run(sha)
+-- 'resp' is the caller's protocol: '3' keeps the RESP3 types of the result.
+function D.run(sha, resp)
   local script = scripts[sha]
   if script == nil then return {err = 'ERR script ' .. sha .. ' is not compiled in this Lua VM'} end
-  ready()
+  ready(resp)
   local ok, result = xpcall(script, handler)
   if ok then return toReply(result, 0) end
   return failed(sha, result)
@@ -217,10 +219,10 @@ end
 local current
 local function invoke() return current(KEYS, ARGV) end
 
-function D.fcall(name)
+function D.fcall(name, resp)
   current = functions[name]
   if current == nil then return {err = 'ERR function ' .. name .. ' is not loaded in this Lua VM'} end
-  ready()
+  ready(resp)
   local ok, result = xpcall(invoke, handler)
   current = nil
   if ok then return toReply(result, 0) end

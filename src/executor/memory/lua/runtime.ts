@@ -58,7 +58,6 @@ export function runtimeArguments(constants: RuntimeConstants): string[] {
     constants.marker,
     constants.key,
     constants.timeoutError,
-    constants.resp3Error,
     constants.version,
     String(constants.versionNumber),
     String(MAX_REPLY_DEPTH),

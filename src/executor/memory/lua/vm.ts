@@ -6,7 +6,8 @@
 import { createHash, randomBytes } from 'node:crypto'
 import { ReplyError } from '../../../reply.js'
 import type { Out } from '../command.js'
-import { decodeArgs, decodeReply, encodeReply, ScriptFailure, type Decoded } from './abi.js'
+import { resp3Reply } from '../../../resp/resp3-shape.js'
+import { decodeArgs, decodeReply, encodeReply, encodeResp3Reply, replyOf, ScriptFailure, type Decoded } from './abi.js'
 import { BOOT_CHUNK, luaString, runtimeArguments, type RuntimeConstants } from './runtime.js'
 import { LuaOutOfMemory, LuaVmDead, LuaWasm } from './wasm.js'
 
@@ -20,6 +21,8 @@ export interface ScriptCaller {
   aclCheck(argv: string[]): Out
   /** True once a command found the script past its time limit. */
   readonly timedOut: boolean
+  /** The protocol of the client that runs the script: 3 gets the RESP3 types of its result. */
+  readonly callerResp: 2 | 3
 }
 
 /** One function a library registered: name, description and flags (`FUNCTION LIST` shows them). */
@@ -60,6 +63,8 @@ export class ScriptVm {
   /** Scripts compiled in this VM, by SHA1. */
   private readonly compiled = new Set<string>()
   private caller: ScriptCaller | null = null
+  /** The running script's protocol (`redis.setresp`): 3 gives its commands' RESP3 replies. */
+  private scriptResp: 2 | 3 = 2
 
   constructor(private readonly texts: VmTexts) {
     const key = `__restis_${randomBytes(8).toString('hex')}`
@@ -90,7 +95,7 @@ export class ScriptVm {
 
   /** Runs a compiled script with KEYS and ARGV; the caller serves its commands. */
   run(sha: string, keys: readonly string[], args: readonly string[], caller: ScriptCaller, limitMs: number): Out {
-    return this.call(`${this.prefix}run(${luaString(sha)})`, sha, 'user_script', keys, args, caller, limitMs)
+    return this.call(`${this.prefix}run(${luaString(sha)}, '${caller.callerResp}')`, sha, 'user_script', keys, args, caller, limitMs)
   }
 
   /** Drops every compiled script (SCRIPT FLUSH). */
@@ -136,7 +141,7 @@ export class ScriptVm {
 
   /** Calls a loaded function with its keys and arguments. */
   fcall(name: string, keys: readonly string[], args: readonly string[], caller: ScriptCaller, limitMs: number): Out {
-    return this.call(`${this.prefix}fcall(${luaString(name)})`, name, 'user_function', keys, args, caller, limitMs)
+    return this.call(`${this.prefix}fcall(${luaString(name)}, '${caller.callerResp}')`, name, 'user_function', keys, args, caller, limitMs)
   }
 
   /**
@@ -158,8 +163,10 @@ export class ScriptVm {
     limitMs: number,
   ): Out {
     this.caller = caller
+    this.scriptResp = 2
     try {
-      const reply = this.evaluate(chunk, keys.length === 0 ? args : [...keys, ...args], keys.length, limitMs)
+      const typed = caller.callerResp === 3 ? this.marker : undefined
+      const reply = this.evaluate(chunk, keys.length === 0 ? args : [...keys, ...args], keys.length, limitMs, typed)
       if (reply instanceof ScriptFailure) return this.failure(reply, name, source)
       // Out of time, yet a result: the script caught the error. Redis's killed scripts cannot.
       if (this.wasm.expired && !(reply instanceof ReplyError && reply.message.startsWith(this.texts.timeoutError))) {
@@ -182,12 +189,13 @@ export class ScriptVm {
     return new ReplyError(`ERR Error running script ${name}, ${escaped.message.slice(0, 100)}`)
   }
 
-  private evaluate(chunk: string, args: readonly string[], keys: number, limitMs: number): Decoded {
+  /** Runs a chunk; `typedMarker` (a RESP3 caller's script) decodes the runtime's RESP3 tags. */
+  private evaluate(chunk: string, args: readonly string[], keys: number, limitMs: number, typedMarker?: string): Decoded {
     try {
       const reply = this.wasm.evaluate(chunk, args, keys, limitMs)
       // The package replies nothing at all when it could not allocate the reply.
       if (reply.length === 0) return NO_MEMORY_FOR_REPLY
-      return decodeReply(reply)
+      return decodeReply(reply, typedMarker)
     } catch (error) {
       if (error instanceof LuaOutOfMemory) return new ReplyError(`ERR ${error.message}`)
       throw error
@@ -200,7 +208,9 @@ export class ScriptVm {
     try {
       if (argv[0] === this.marker) return encodeReply(this.request(argv))
       if (this.caller === null) return encodeReply(NO_CALLER)
-      return encodeReply(this.caller.command(argv))
+      const reply = this.caller.command(argv)
+      // After redis.setresp(3): the command's RESP3 reply, shaped as the listener shapes it.
+      return this.scriptResp === 3 ? encodeResp3Reply(resp3Reply(argv, replyOf(reply))) : encodeReply(reply)
     } catch (error) {
       // Nothing may unwind through the VM's frames: a failure becomes an error reply.
       if (error instanceof LuaVmDead) throw error
@@ -216,6 +226,9 @@ export class ScriptVm {
         return 1
       case 'acl':
         return this.caller === null ? NO_CALLER : this.caller.aclCheck(argv.slice(2))
+      case 'resp':
+        this.scriptResp = argv[2] === '3' ? 3 : 2
+        return 1
       case 'expired':
         return this.wasm.expired || this.caller?.timedOut === true ? 1 : 0
       default:

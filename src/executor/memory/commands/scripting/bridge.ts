@@ -39,6 +39,7 @@ function lookupCommand(argv: readonly string[]): CommandInfo | undefined {
 export class ScriptRun implements ScriptCaller {
   /** Set once the deadline passed: every later command gets the timeout error. */
   timedOut = false
+  readonly callerResp: 2 | 3
 
   constructor(
     private readonly engine: Engine,
@@ -46,7 +47,10 @@ export class ScriptRun implements ScriptCaller {
     private readonly now: number,
     private readonly deadline: number,
     private readonly timeout: ReplyError,
-  ) {}
+    caller: Session,
+  ) {
+    this.callerResp = caller.resp === 3 ? 3 : 2
+  }
 
   /** A script's session for `caller`'s: same database, user and address, marked as a script. */
   static session(caller: Session, readOnly: boolean, replyBudget: ReplyBudget): Session {
@@ -101,7 +105,7 @@ export function runScript(
   const timeout = new ReplyError(timeoutError(limit))
   // The replies of the script's commands count against its caller's request (reply-budget.ts).
   const budget = ctx.session.replyBudget ?? requestBudget(ctx.engine)
-  const run = new ScriptRun(ctx.engine, ScriptRun.session(ctx.session, readOnly, budget), ctx.now, monotonic.now() + limit, timeout)
+  const run = new ScriptRun(ctx.engine, ScriptRun.session(ctx.session, readOnly, budget), ctx.now, monotonic.now() + limit, timeout, ctx.session)
   const reply = scripting(ctx.engine).withVm((vm) => action(vm, run, limit))
   if (run.timedOut && !(reply instanceof ReplyError && reply.message.startsWith(timeout.message))) return timeout
   return reply

@@ -55,13 +55,6 @@ export function timeoutError(limitMs: number): string {
   return `ERR Script killed by the engine after running longer than the script time limit (${limitMs} ms)...`
 }
 
-/**
- * What `redis.setresp(3)` raises. Redis 7.0 accepts it and converts replies with RESP3 types
- * (maps, doubles, booleans …); this engine's replies are RESP2 only, so it refuses rather than
- * hand scripts RESP2 shapes they did not ask for.
- */
-export const RESP3_UNSUPPORTED = 'ERR redis.setresp(3) is not supported: the in-memory engine speaks RESP2 only'
-
 /** `7.0.15` → 0x07000f, as `REDIS_VERSION_NUM`. */
 function versionNumber(version: string): number {
   const [major, minor, patch] = version.split('.').map(Number)
@@ -89,7 +82,6 @@ export class Scripting {
       version: SERVER_VERSION,
       versionNumber: versionNumber(SERVER_VERSION),
       timeoutError: timeoutError(this.engine.scriptTimeLimit),
-      resp3Error: RESP3_UNSUPPORTED,
     }
     const vm = createVm(texts)
     for (const library of this.libraries.values()) {

@@ -4,14 +4,15 @@
  *
  * The engines answer in RESP2 only (the REST protocol and the socket executor's upstream speak
  * it), so the listener reshapes a reply when its connection said `HELLO 3`. Done here, per
- * command, it serves the memory engine and the socket executor alike. The table follows Redis's
+ * command, it serves the memory engine and the socket executor alike; the engine's Lua runtime
+ * uses the same rules for `redis.call` after `redis.setresp(3)`. The table follows Redis's
  * own call sites of `addReplyMapLen`, `addReplySetLen`, `addReplyDouble`,
  * `addReplyHumanLongDouble`, `addReplyVerbatim` and the `c->resp` tests in its sources; both
  * nulls need nothing here, as the RESP3 encoder writes them `_`.
  */
 
-import { ReplyDouble, ReplyError, ReplyMap, ReplySet, VerbatimString, type Command, type Reply } from '../../reply.js'
-import { asBuffer } from '../../resp/protocol.js'
+import { ReplyDouble, ReplyError, ReplyMap, ReplySet, VerbatimString, type Command, type Reply } from '../reply.js'
+import { asBuffer } from './protocol.js'
 
 /** Turns one RESP2 reply (never an error: those pass as they are) into its RESP3 form. */
 type Shape = (reply: Reply) => Reply
