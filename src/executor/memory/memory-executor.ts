@@ -304,6 +304,9 @@ function applyContext(session: Session, context: CallContext | undefined): void 
   session.db = context?.db ?? 0
   session.user = context?.user ?? 'default'
   if (context?.client !== undefined) session.address = context.client
+  // A connection's protocol and NO-TOUCH can change after its session opened (HELLO 3, CLIENT NO-TOUCH).
+  session.noTouch = context?.noTouch === true
+  session.resp = context?.resp === 3 ? 3 : 2
 }
 
 /** Every call on a closed executor rejects the same way the socket executor's do. */
