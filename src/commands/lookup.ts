@@ -384,7 +384,9 @@ function keysFromSpecs(info: CommandInfo, args: Command, partial: boolean, found
         return undefined
       }
       first += find.firstKey
-      last = first + numkeys - 1
+      // numkeys counts keys, not arguments: with a step of 2 (MSETEX's key-value pairs, Redis
+      // 8.4) the last key sits (numkeys - 1) steps on. Every 7.0 keynum spec has a step of 1.
+      last = first + (numkeys - 1) * step
     } else {
       if (partial) continue
       return undefined

@@ -186,6 +186,17 @@ export interface TrimOptions {
 }
 
 /**
+ * What trimming does about consumer groups' references (Redis 8.2's KEEPREF / DELREF / ACKED on
+ * XADD and XTRIM); none given is KEEPREF (references stay, as in 7.0).
+ */
+export interface TrimReferences {
+  /** ACKED: an entry some group still needs stays in the stream. */
+  readonly keeps?: (id: StreamId) => boolean
+  /** DELREF: called for each removed entry, to drop it from every PEL. */
+  readonly removed?: (id: StreamId) => void
+}
+
+/**
  * A stream (Redis 7.0 `t_stream.c`): entries in ID order in listpack-sized nodes, so that node
  * boundaries (approximate trimming, XINFO's radix-tree counters) come out as Redis's; appending is
  * O(1), finding an ID is a binary search over nodes then a search within one, and trimming from
@@ -416,9 +427,11 @@ export class StreamValue implements TypedValue {
 
   /**
    * Trims from the head (`streamTrim`): whole nodes while they fit the target, then, unless
-   * approximate, single entries of the next node. Returns how many entries went.
+   * approximate, single entries of the next node. Returns how many entries went. Under ACKED
+   * (`references.keeps`) an entry still needed is stepped over and stays.
    */
-  trim(options: TrimOptions): number {
+  trim(options: TrimOptions, references: TrimReferences = {}): number {
+    const { keeps, removed } = references
     const { maxLen, minId, approx, limit } = options
     const nodes = this.nodeList
     let deleted = 0
@@ -428,9 +441,12 @@ export class StreamValue implements TypedValue {
       const node = nodes[dropped]
       const entries = node.live
       if (limit !== 0 && deleted + entries > limit) break
-      const wholeNode =
+      let wholeNode =
         maxLen !== undefined ? this.length - entries >= maxLen : compareIds(node.lastEntryId, minId!) < 0
+      // ACKED: a node holding an entry still needed is not dropped whole.
+      if (wholeNode && keeps !== undefined) wholeNode = !node.entries.some((entry) => !entry.deleted && keeps(entry))
       if (wholeNode) {
+        if (removed !== undefined) for (const entry of node.entries) if (!entry.deleted) removed(entry)
         this.length -= entries
         deleted += entries
         continue
@@ -439,8 +455,9 @@ export class StreamValue implements TypedValue {
       for (const entry of node.entries) {
         const stop = maxLen !== undefined ? this.length <= maxLen : compareIds(entry, minId!) >= 0
         if (stop) break
-        if (entry.deleted) continue
+        if (entry.deleted || keeps?.(entry) === true) continue
         node.markDeleted(entry)
+        removed?.(entry)
         this.length--
         deleted++
       }

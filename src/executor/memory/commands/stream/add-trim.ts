@@ -1,12 +1,13 @@
 /**
- * XADD, XTRIM, XSETID and XLEN (Redis 7.0 `t_stream.c`).
+ * XADD, XTRIM, XSETID and XLEN (Redis 7.0 `t_stream.c`), with Redis 8.2's KEEPREF / DELREF /
+ * ACKED reference policies on XADD's and XTRIM's trimming.
  */
 import { NOTIFY_STREAM, notify } from '../../notify.js'
 import { OK, ReplyError } from '../../../../reply.js'
 import type { CommandContext, CommandTable, Out } from '../../command.js'
 import { NO_SUCH_KEY, NOT_INTEGER, SYNTAX, wrongArity } from '../../errors.js'
 import { readInt64, readInteger } from '../../lib/numbers.js'
-import { LISTPACK_MAX_SIZE, StreamValue, type TrimOptions } from '../../types/stream.js'
+import { LISTPACK_MAX_SIZE, StreamValue, type TrimOptions, type TrimReferences } from '../../types/stream.js'
 import {
   autoId,
   compareIds,
@@ -24,6 +25,7 @@ import {
   type U64,
 } from '../../types/stream-id.js'
 import { INVALID_ID, keyword, nodeLimits, readStream } from './common.js'
+import { dropReferences, isReferenced } from './delete.js'
 
 const MAXLEN_AND_MINID = new ReplyError('ERR syntax error, MAXLEN and MINID options at the same time are not compatible')
 const MAXLEN_NEGATIVE = new ReplyError('ERR The MAXLEN argument must be >= 0.')
@@ -56,11 +58,23 @@ interface AddTrimArgs {
   readonly id: ParsedXaddId | undefined
   /** XADD: index of the ID argument. */
   readonly idIndex: number
+  /** Redis 8.2's reference policy of the trimming (KEEPREF when none is given). */
+  readonly policy: ReferencePolicy
+}
+
+type ReferencePolicy = 'keepref' | 'delref' | 'acked'
+
+/** The trim hooks of a policy over `stream` (KEEPREF: none). */
+function referencesOf(stream: StreamValue, policy: ReferencePolicy): TrimReferences {
+  if (policy === 'acked') return { keeps: (id) => isReferenced(stream, id) }
+  if (policy === 'delref') return { removed: (id) => dropReferences(stream, id) }
+  return {}
 }
 
 /**
- * The options XADD and XTRIM share: `MAXLEN|MINID [=|~] threshold`, `LIMIT count` and, for XADD,
- * `NOMKSTREAM` and the ID, which ends the options. Checked in Redis's order, which is visible.
+ * The options XADD and XTRIM share: `MAXLEN|MINID [=|~] threshold`, `LIMIT count`,
+ * `KEEPREF|DELREF|ACKED` (8.2; the last one given counts) and, for XADD, `NOMKSTREAM` and the ID,
+ * which ends the options. Checked in Redis's order, which is visible.
  */
 function parseAddTrimArgs(ctx: CommandContext, argv: readonly string[], xadd: boolean): AddTrimArgs | ReplyError {
   let strategy: 'none' | 'maxlen' | 'minid' = 'none'
@@ -71,6 +85,7 @@ function parseAddTrimArgs(ctx: CommandContext, argv: readonly string[], xadd: bo
   let limitGiven = false
   let noMkStream = false
   let id: ParsedXaddId | undefined
+  let policy: ReferencePolicy = 'keepref'
   let i = 2
   for (; i < argv.length; i++) {
     const moreArgs = argv.length - 1 - i
@@ -103,6 +118,8 @@ function parseAddTrimArgs(ctx: CommandContext, argv: readonly string[], xadd: bo
       if (parsed < 0) return LIMIT_NEGATIVE
       limit = parsed
       limitGiven = true
+    } else if (word === 'keepref' || word === 'delref' || word === 'acked') {
+      policy = word
     } else if (xadd && word === 'nomkstream') {
       noMkStream = true
     } else if (xadd) {
@@ -119,7 +136,7 @@ function parseAddTrimArgs(ctx: CommandContext, argv: readonly string[], xadd: bo
   } else limit = approx ? defaultApproxLimit(ctx) : 0
   const trim: TrimOptions | undefined =
     strategy === 'none' ? undefined : strategy === 'maxlen' ? { maxLen, approx, limit } : { minId, approx, limit }
-  return { trim, noMkStream, id, idIndex: i }
+  return { trim, noMkStream, id, idIndex: i, policy }
 }
 
 /**
@@ -166,7 +183,9 @@ function xadd(ctx: CommandContext, argv: readonly string[]): Out {
   if (dataBytes > LISTPACK_MAX_SIZE) return XADD_TOO_LARGE
   stream.append(id, pairs, nodeLimits(ctx))
   notify(ctx, NOTIFY_STREAM, 'xadd', key)
-  if (args.trim !== undefined && stream.trim(args.trim) > 0) notify(ctx, NOTIFY_STREAM, 'xtrim', key)
+  if (args.trim !== undefined && stream.trim(args.trim, referencesOf(stream, args.policy)) > 0) {
+    notify(ctx, NOTIFY_STREAM, 'xtrim', key)
+  }
   return formatId(id)
 }
 
@@ -183,14 +202,14 @@ function newEntryId(stream: StreamValue, given: ParsedXaddId | undefined, now: n
   return { ms: last.ms, seq: plusOne(last.seq) }
 }
 
-/** XTRIM key MAXLEN|MINID [=|~] threshold [LIMIT count]: how many entries went. */
+/** XTRIM key MAXLEN|MINID [=|~] threshold [LIMIT count] [KEEPREF|DELREF|ACKED]: how many entries went. */
 function xtrim(ctx: CommandContext, argv: readonly string[]): Out {
   const args = parseAddTrimArgs(ctx, argv, false)
   if (args instanceof ReplyError) return args
   const stream = readStream(ctx, argv[1])
   if (stream instanceof ReplyError) return stream
   if (stream === undefined) return 0
-  const trimmed = stream.trim(args.trim!)
+  const trimmed = stream.trim(args.trim!, referencesOf(stream, args.policy))
   if (trimmed > 0) notify(ctx, NOTIFY_STREAM, 'xtrim', argv[1])
   return trimmed
 }

@@ -98,7 +98,7 @@ function parseDeleteArgs(argv: readonly string[], from: number): DeleteArgs | Re
  * not delivered it yet (it is past the smallest last-delivered ID). Redis 8.2.1+: a stream with
  * no groups references nothing (8.2.0 answered "referenced").
  */
-function isReferenced(stream: StreamValue, id: StreamId): boolean {
+export function isReferenced(stream: StreamValue, id: StreamId): boolean {
   for (const group of stream.groups.values()) {
     if (compareIds(id, group.lastId) > 0) return true
     if (group.pending.get(id) !== undefined) return true
@@ -107,7 +107,7 @@ function isReferenced(stream: StreamValue, id: StreamId): boolean {
 }
 
 /** Removes `id` from every group's PEL (DELREF). */
-function dropReferences(stream: StreamValue, id: StreamId): void {
+export function dropReferences(stream: StreamValue, id: StreamId): void {
   for (const group of stream.groups.values()) group.acknowledge(id)
 }
 

@@ -7,6 +7,8 @@ import { readString, checkStringLength, padTo } from './value.js'
 import { set, setnx, setex, psetex, getex } from './set.js'
 import { incr, decr, incrby, decrby, incrbyfloat } from './counters.js'
 import { lcs } from './lcs.js'
+import { delex, digest } from './conditional.js'
+import { msetex } from './msetex.js'
 
 /**
  * The String family (https://redis.io/commands/?group=string), as Redis 7.0 `t_string.c`
@@ -155,6 +157,8 @@ export const stringCommands: CommandTable = {
   append,
   decr,
   decrby,
+  delex,
+  digest,
   get,
   getdel,
   getex,
@@ -166,6 +170,7 @@ export const stringCommands: CommandTable = {
   lcs,
   mget,
   mset,
+  msetex,
   msetnx,
   psetex,
   set,

@@ -4,14 +4,16 @@ import type { CommandContext, Out } from '../../command.js'
 import { NOT_INTEGER, SYNTAX, invalidExpire } from '../../errors.js'
 import { readInt64 } from '../../lib/numbers.js'
 import { readString } from './value.js'
+import { conditionHolds, isConditionKind, readCondition, type ValueCondition } from './conditional.js'
 
 /**
  * SET and the commands sharing its machinery in Redis 7.0 (`setGenericCommand`,
  * `parseExtendedStringArgumentsOrReply`, `getExpireMillisecondsOrReply` in t_string.c):
- * SETNX, SETEX, PSETEX and GETEX.
+ * SETNX, SETEX, PSETEX and GETEX; with Redis 8.4's IFEQ / IFNE / IFDEQ / IFDNE conditions on SET
+ * (strings/conditional.ts).
  */
 
-type ExpireOption = 'EX' | 'PX' | 'EXAT' | 'PXAT'
+export type ExpireOption = 'EX' | 'PX' | 'EXAT' | 'PXAT'
 
 interface ExtendedOptions {
   nx: boolean
@@ -20,6 +22,8 @@ interface ExtendedOptions {
   keepTtl: boolean
   persist: boolean
   expire?: { readonly option: ExpireOption; readonly amount: string }
+  /** SET's Redis 8.4 compare-and-set condition; excludes NX, XX and any other condition. */
+  condition?: ValueCondition
 }
 
 const INT64_MAX = 2n ** 63n - 1n
@@ -27,7 +31,8 @@ const MAX_SECONDS = INT64_MAX / 1000n
 
 /**
  * Options of SET (`forSet`) or GETEX, with Redis's acceptance rules: NX and XX exclude each
- * other; KEEPTTL (SET) and PERSIST (GETEX) exclude every expire option; one kind of expire
+ * other, and the IF* conditions exclude both and each other (Redis 8.4); KEEPTTL (SET) and
+ * PERSIST (GETEX) exclude every expire option; one kind of expire
  * option only, though the same one may repeat (the last wins); any option may repeat. An expire
  * option without a value, or anything else, is a syntax error. Values are read later, after
  * every option has been accepted, as Redis does.
@@ -38,8 +43,14 @@ function parseExtendedOptions(argv: readonly string[], from: number, forSet: boo
     const option = argv[i].toUpperCase()
     const hasValue = i + 1 < argv.length
     const expireKind = options.expire?.option
-    if (forSet && option === 'NX' && !options.xx) options.nx = true
-    else if (forSet && option === 'XX' && !options.nx) options.xx = true
+    const exclusive = options.condition === undefined
+    if (forSet && option === 'NX' && !options.xx && exclusive) options.nx = true
+    else if (forSet && option === 'XX' && !options.nx && exclusive) options.xx = true
+    else if (forSet && isConditionKind(option) && !options.nx && !options.xx && exclusive && hasValue) {
+      const condition = readCondition(option, argv[++i])
+      if (condition instanceof ReplyError) return condition
+      options.condition = condition
+    }
     else if (forSet && option === 'GET') options.get = true
     else if (forSet && option === 'KEEPTTL' && expireKind === undefined) options.keepTtl = true
     else if (!forSet && option === 'PERSIST' && expireKind === undefined) options.persist = true
@@ -64,7 +75,7 @@ function parseExtendedOptions(argv: readonly string[], from: number, forSet: boo
  * (Redis sees the signed overflow as a negative time). Deadlines beyond 2^53 are kept as the
  * nearest double.
  */
-function expireAt(ctx: CommandContext, option: ExpireOption, text: string): number | ReplyError {
+export function expireAt(ctx: CommandContext, option: ExpireOption, text: string): number | ReplyError {
   const amount = readInt64(text)
   if (amount === null) return NOT_INTEGER
   const inSeconds = option === 'EX' || option === 'EXAT'
@@ -93,6 +104,11 @@ function setGeneric(ctx: CommandContext, key: string, value: string, options: Ex
     if (current instanceof ReplyError) return current
     old = current
   }
+  if (options.condition !== undefined) {
+    const holds = conditionHolds(ctx, key, options.condition)
+    if (holds instanceof ReplyError) return holds
+    if (!holds) return options.get ? old ?? null : skipped
+  }
   const found = ctx.db.read(key, ctx) !== undefined
   if ((options.nx && found) || (options.xx && !found)) return options.get ? old ?? null : skipped
   if (options.keepTtl) ctx.db.update(key, value)
@@ -104,7 +120,7 @@ function setGeneric(ctx: CommandContext, key: string, value: string, options: Ex
   return options.get ? old ?? null : written
 }
 
-/** SET key value [NX | XX] [GET] [EX s | PX ms | EXAT ts | PXAT ms-ts | KEEPTTL] */
+/** SET key value [NX | XX | IFEQ v | IFNE v | IFDEQ digest | IFDNE digest] [GET] [EX s | PX ms | EXAT ts | PXAT ms-ts | KEEPTTL] */
 export function set(ctx: CommandContext, argv: readonly string[]): Out {
   if (argv.length === 3) {
     // No option: setGeneric's lookup only matters for a key whose TTL has passed.
