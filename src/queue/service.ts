@@ -24,6 +24,7 @@ import { DEFAULT_RETRIES } from '../workflow/constants.js'
 import { generateSigningKey } from '../workflow/signature.js'
 import dashboardHtml from './dashboard.html'
 import { planMessage, type MessagePlan } from './messages.js'
+import { checkCallTimeout, refusalFor } from './call.js'
 import { QueueStore, StoreError, type AttemptLog, type MessageKind, type MessageRecord, type MessageState, type RunRecord, type RunState, type Scheduled } from './store.js'
 import { Worker, type QueueEvent } from './worker.js'
 import { matchRoute, type ApiCall, type Route } from './routes.js'
@@ -273,6 +274,10 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
     let scheduled: Scheduled
     if (plan.kind === 'init') scheduled = await store.createRun(plan.run, plan.message)
     else if (plan.kind === 'step') scheduled = await store.appendStep(plan.runId, plan.stepKey, plan.stepJson, plan.message)
+    else if (plan.kind === 'call') {
+      if (plan.message.call) checkCallTimeout(plan.message.call, deliveryTimeout)
+      scheduled = await store.addRunMessage(plan.runId, plan.stepKey, plan.message)
+    }
     else scheduled = await store.addMessage(plan.message)
     if (!scheduled.deduplicated) worker.wake()
     return scheduled
@@ -295,7 +300,13 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
     query.delete('_token')
     const rest = query.toString()
     if (rest) destination += (destination.includes('?') ? '&' : '?') + rest
-    const plan = planMessage(destination, fetchHeaders(request.headers), request.body ?? new Uint8Array(0), defaultRetries)
+    const headers = fetchHeaders(request.headers)
+    let plan: MessagePlan
+    try {
+      plan = planMessage(destination, headers, request.body ?? new Uint8Array(0), defaultRetries)
+    } catch (cause) {
+      throw cause instanceof StoreError ? refusalFor(headers, cause) : cause
+    }
     return reply(201, scheduledAnswer(await schedule(plan), destination))
   }
 
@@ -313,7 +324,6 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
         return error(400, `batch message ${index}: "destination" (a URL string) is required`)
       }
       const { destination, headers, body } = entry as { destination: string; headers?: unknown; body?: unknown }
-      if (body !== undefined && body !== null && typeof body !== 'string') return error(400, `batch message ${index}: "body" must be a string`)
       let parsedHeaders: Headers
       try {
         parsedHeaders = new Headers((headers ?? {}) as Record<string, string>)
@@ -321,9 +331,10 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
         return error(400, `batch message ${index}: invalid headers: ${(cause as Error).message}`)
       }
       try {
+        if (body !== undefined && body !== null && typeof body !== 'string') throw new StoreError('"body" must be a string', 400)
         plans.push(planMessage(destination, parsedHeaders, Buffer.from(body ?? '', 'utf8'), defaultRetries))
       } catch (cause) {
-        if (cause instanceof StoreError) return error(cause.status, `batch message ${index}: ${cause.message}`)
+        if (cause instanceof StoreError) return error(refusalFor(parsedHeaders, cause).status, `batch message ${index}: ${cause.message}`)
         throw cause
       }
     }

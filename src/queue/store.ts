@@ -22,6 +22,7 @@
 import { randomUUID } from 'node:crypto'
 import type { Executor } from '../executor/executor.js'
 import { isReplyError, type Command, type Reply } from '../reply.js'
+import type { CallSettings } from './call.js'
 
 /** States of a run, as the hosted queue names them. @public */
 export type RunState = 'RUN_STARTED' | 'RUN_SUCCESS' | 'RUN_FAILED' | 'RUN_CANCELED'
@@ -30,7 +31,7 @@ export type RunState = 'RUN_STARTED' | 'RUN_SUCCESS' | 'RUN_FAILED' | 'RUN_CANCE
 export type MessageState = 'pending' | 'delivering' | 'delivered' | 'failed' | 'canceled'
 
 /** What a message is for. @public */
-export type MessageKind = 'workflow' | 'publish' | 'failure'
+export type MessageKind = 'workflow' | 'publish' | 'failure' | 'call' | 'callback'
 
 /** A run as stored. @public */
 export interface RunRecord {
@@ -91,6 +92,8 @@ export interface MessageRecord {
   readonly failureUrl?: string
   readonly failureHeaders?: Record<string, string>
   readonly note?: string
+  /** A third-party call's timeout and callback (kind `call`). */
+  readonly call?: CallSettings
 }
 
 /** One entry of a message's attempt log. @public */
@@ -176,6 +179,7 @@ export interface NewMessage {
   readonly expect?: readonly string[]
   readonly failureUrl?: string
   readonly failureHeaders?: Record<string, string>
+  readonly call?: CallSettings
 }
 
 /** Fields of a new run. */
@@ -294,6 +298,7 @@ export class QueueStore {
     if (message.stepType !== undefined) fields.stepType = message.stepType
     if (message.failureUrl !== undefined) fields.failureUrl = message.failureUrl
     if (message.failureHeaders !== undefined) fields.failureHeaders = JSON.stringify(message.failureHeaders)
+    if (message.call !== undefined) fields.call = JSON.stringify(message.call)
     return Object.entries(fields).flat()
   }
 
@@ -372,6 +377,28 @@ export class QueueStore {
         ['RPUSH', this.runMessagesKey(runId), id],
         ['HSET', this.runKey(runId), 'updatedAt', String(Date.now())],
         ...this.createCommands(id, message, { runId, seq: String(seq) }),
+      ])
+      return { messageId: id }
+    })
+  }
+
+  /**
+   * Adds a message of a running run that is no step record (a third-party call, its callback),
+   * once per `key`: a repeated submission returns the first message id.
+   */
+  async addRunMessage(runId: string, key: string, message: NewMessage): Promise<Scheduled> {
+    return this.withRunLock(runId, async () => {
+      const state = text(await this.call(['HGET', this.runKey(runId), 'state']))
+      if (state === undefined) throw new StoreError(`workflow run ${runId} not found`, 404)
+      if (state !== 'RUN_STARTED') throw new StoreError(`workflow run ${runId} is not running (${state})`, 400)
+      const existing = await this.call(['HGET', this.stepKeysKey(runId), key])
+      if (existing !== null) return { messageId: text(existing)!, deduplicated: true }
+      const id = randomId('msg')
+      await this.multi([
+        ['HSET', this.stepKeysKey(runId), key, id],
+        ['RPUSH', this.runMessagesKey(runId), id],
+        ['HSET', this.runKey(runId), 'updatedAt', String(Date.now())],
+        ...this.createCommands(id, message, { runId }),
       ])
       return { messageId: id }
     })
@@ -685,5 +712,6 @@ function toMessage(map: Map<string, Uint8Array>): MessageRecord | undefined {
     failureUrl: field(map, 'failureUrl'),
     failureHeaders: jsonField(map, 'failureHeaders', undefined),
     note: field(map, 'note'),
+    call: jsonField(map, 'call', undefined),
   }
 }
