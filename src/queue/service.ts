@@ -25,6 +25,7 @@ import { generateSigningKey } from '../workflow/signature.js'
 import dashboardHtml from './dashboard.html'
 import { planMessage, type MessagePlan } from './messages.js'
 import { checkCallTimeout, refusalFor } from './call.js'
+import { waitRoutes } from './wait.js'
 import { QueueStore, StoreError, type AttemptLog, type MessageKind, type MessageRecord, type MessageState, type RunRecord, type RunState, type Scheduled } from './store.js'
 import { Worker, type QueueEvent } from './worker.js'
 import { matchRoute, type ApiCall, type Route } from './routes.js'
@@ -213,7 +214,7 @@ function error(status: number, message: string): HttpResponse {
 }
 
 /** Hosted-queue APIs the local service does not implement: 501 rather than 404. */
-const UNSUPPORTED: ReadonlySet<string> = new Set(['wait', 'notify', 'schedules', 'topics', 'queues'])
+const UNSUPPORTED: ReadonlySet<string> = new Set(['schedules', 'topics', 'queues'])
 
 function digest(value: string): Buffer {
   return sha256(value)
@@ -542,6 +543,7 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
     { method: 'GET', path: 'dashboard/runs/:id', run: dashboardRun },
     { method: 'GET', path: 'dashboard/messages/:id', run: dashboardMessage },
     { method: 'GET', path: 'dashboard/dlq', run: async () => reply(200, { messages: await listDlq() }) },
+    ...waitRoutes(store, () => worker.wake()),
   ]
 
   /** The pages (no token: the page asks for it) and the API (the token first). */

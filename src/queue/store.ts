@@ -31,7 +31,7 @@ export type RunState = 'RUN_STARTED' | 'RUN_SUCCESS' | 'RUN_FAILED' | 'RUN_CANCE
 export type MessageState = 'pending' | 'delivering' | 'delivered' | 'failed' | 'canceled'
 
 /** What a message is for. @public */
-export type MessageKind = 'workflow' | 'publish' | 'failure' | 'call' | 'callback'
+export type MessageKind = 'workflow' | 'publish' | 'failure' | 'call' | 'callback' | 'wait'
 
 /** A run as stored. @public */
 export interface RunRecord {

@@ -21,6 +21,7 @@ import { signRequest } from '../workflow/signature.js'
 import { failureCallbackMessage, failureCallbackBody } from './messages.js'
 import { StoreError, type AttemptLog, type MessageRecord, type QueueStore, type RunRecord } from './store.js'
 import { callbackKey, callbackMessage, type CallOutcome } from './call.js'
+import { expireWait } from './wait.js'
 import type { Command } from '../reply.js'
 
 /** Something that happened in the queue, for observers. @public */
@@ -245,6 +246,13 @@ export class Worker {
       return
     }
     const attempt = message.retried
+    if (message.kind === 'wait') {
+      // a waiter's deadline: no HTTP call, the run resumes with `timeout: true` unless notified first
+      const note = await expireWait(store, message)
+      await this.finish(message, { state: 'delivered', deliveredAt: String(Date.now()), note }, undefined, { attempt, at: Date.now(), outcome: 'delivered', by: this.owner })
+      this.wake()
+      return
+    }
     let run: RunRecord | undefined
     let body: string | Uint8Array = message.body
     const headers: Record<string, string> = { ...message.headers }
