@@ -18,6 +18,7 @@ import {
   RUN_ID_HEADER,
 } from '../workflow/constants.js'
 import { callKey, callMessage, callSettingsOf, isCallRequest } from './call.js'
+import { unwrapInvoke } from './invoke.js'
 import { validateStepRecord } from '../workflow/steps.js'
 import { MalformedDeliveryError } from '../workflow/errors.js'
 import { StoreError, type MessageRecord, type NewMessage, type NewRun, type RunRecord } from './store.js'
@@ -152,6 +153,8 @@ export function planMessage(destination: string, headers: Headers, body: Uint8Ar
       return { kind: 'call', runId, stepKey: callKey(call.stepId), message }
     }
     if (init === 'true') {
+      const invoked = unwrapInvoke(headers, body)
+      if (invoked) body = invoked.payload
       const retries = retriesOf(headers, DEFAULT_RETRIES)
       const forward = destinationHeaders(headers)
       delete forward['content-type']
@@ -166,6 +169,7 @@ export function planMessage(destination: string, headers: Headers, body: Uint8Ar
           forward,
           label: headers.get(LABEL_HEADER) ?? undefined,
           payload: body,
+          invoker: invoked ? JSON.stringify(invoked.invoker) : undefined,
         },
         message: {
           kind: 'workflow',

@@ -26,6 +26,7 @@ import dashboardHtml from './dashboard.html'
 import { planMessage, type MessagePlan } from './messages.js'
 import { checkCallTimeout, refusalFor } from './call.js'
 import { waitRoutes } from './wait.js'
+import { resumeInvoker } from './invoke.js'
 import { QueueStore, StoreError, type AttemptLog, type MessageKind, type MessageRecord, type MessageState, type RunRecord, type RunState, type Scheduled } from './store.js'
 import { Worker, type QueueEvent } from './worker.js'
 import { matchRoute, type ApiCall, type Route } from './routes.js'
@@ -457,7 +458,10 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
     let cancelled = 0
     for (const id of ids) {
       try {
-        if ((await store.finishRun(id, true, undefined)) === 'RUN_CANCELED') cancelled++
+        if ((await store.finishRun(id, true, undefined)) === 'RUN_CANCELED') {
+          cancelled++
+          if (await resumeInvoker(store, id, { body: undefined, isFailed: false, isCanceled: true })) worker.wake()
+        }
       } catch (cause) {
         if (!(cause instanceof StoreError && cause.status === 404)) throw cause
       }
@@ -475,7 +479,10 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
     const cancel = query.get('cancel') === 'true'
     const result = request.body && request.body.length > 0 ? decoder.decode(request.body) : undefined
     const state = await store.finishRun(params.id, cancel, result)
-    if (state === 'RUN_SUCCESS' || state === 'RUN_CANCELED') emit({ type: 'run', runId: params.id, state })
+    if (state === 'RUN_SUCCESS' || state === 'RUN_CANCELED') {
+      emit({ type: 'run', runId: params.id, state })
+      if (await resumeInvoker(store, params.id, { body: state === 'RUN_SUCCESS' ? result : undefined, isFailed: false, isCanceled: state === 'RUN_CANCELED' })) worker.wake()
+    }
     return reply(200, { workflowRunId: params.id, state })
   }
 

@@ -57,6 +57,8 @@ export interface RunRecord {
   readonly error?: string
   readonly failedMessageId?: string
   readonly failureCallbackMessageId?: string
+  /** The parent run and step of an invoked run (JSON, see invoke.ts). */
+  readonly invoker?: string
 }
 
 /** A message as stored. @public */
@@ -192,6 +194,8 @@ export interface NewRun {
   readonly forward: Record<string, string>
   readonly label?: string
   readonly payload: Uint8Array
+  /** The parent of an invoked run (JSON). */
+  readonly invoker?: string
 }
 
 /** Outcome of scheduling a message. */
@@ -342,6 +346,7 @@ export class QueueStore {
       }
       if (run.failureUrl) fields.failureUrl = run.failureUrl
       if (run.label) fields.label = run.label
+      if (run.invoker) fields.invoker = run.invoker
       const record = JSON.stringify({ messageId: id, body: sourceBody, callType: 'step' })
       await this.multi([
         ['HSET', this.runKey(run.id), ...Object.entries(fields).flat()],
@@ -679,6 +684,7 @@ function toRun(map: Map<string, Uint8Array>): RunRecord | undefined {
     error: field(map, 'error'),
     failedMessageId: field(map, 'failedMessageId'),
     failureCallbackMessageId: field(map, 'failureCallbackMessageId'),
+    invoker: field(map, 'invoker'),
   }
 }
 

@@ -22,6 +22,7 @@ import { failureCallbackMessage, failureCallbackBody } from './messages.js'
 import { StoreError, type AttemptLog, type MessageRecord, type QueueStore, type RunRecord } from './store.js'
 import { callbackKey, callbackMessage, type CallOutcome } from './call.js'
 import { expireWait } from './wait.js'
+import { resumeInvoker } from './invoke.js'
 import type { Command } from '../reply.js'
 
 /** Something that happened in the queue, for observers. @public */
@@ -403,7 +404,10 @@ export class Worker {
     if ((message.kind === 'workflow' || message.kind === 'callback') && run) {
       const callback = failureCallbackMessage(run, failureCallbackBody(message, run, failed))
       const outcome = await store.failRun(run.id, message.id, reason, callback)
-      if (outcome.failed) this.options.emit({ type: 'run', runId: run.id, state: 'RUN_FAILED' })
+      if (outcome.failed) {
+        this.options.emit({ type: 'run', runId: run.id, state: 'RUN_FAILED' })
+        if (await resumeInvoker(store, run.id, { body: responseText || reason, isFailed: true, isCanceled: false })) this.wake()
+      }
       if (outcome.callbackId) this.wake()
       return
     }
