@@ -40,7 +40,9 @@ export const IN_RUN_REFUSAL = 422
 
 /** `error` as the API should answer it: a 400 refusal of a running workflow's message becomes 422. */
 export function refusalFor(headers: Headers, error: StoreError): StoreError {
-  if (error.status !== 400 || headers.get(RUN_ID_HEADER) === null || headers.get(INIT_HEADER) !== 'false') return error
+  // a step of a running run, or the start of a child run a parent's invoke step submits
+  const inRun = headers.get(INIT_HEADER) === 'false' || headers.get('Upstash-Workflow-Invoke') === 'true'
+  if (error.status !== 400 || headers.get(RUN_ID_HEADER) === null || !inRun) return error
   return new StoreError(error.message, IN_RUN_REFUSAL)
 }
 
