@@ -177,7 +177,11 @@ export function waitRoutes(store: QueueStore, wake: () => void): Route[] {
   }
 
   async function list({ params }: ApiCall): Promise<HttpResponse> {
-    return jsonResponse(200, [...(await waiters(store, params.eventId)).values()].map(publicWaiter))
+    const all = [...(await waiters(store, params.eventId)).values()]
+    const runs = await store.loadRuns(all.map((waiter) => waiter.runId))
+    const running = new Set(runs.filter((run) => run.state === 'RUN_STARTED').map((run) => run.id))
+    // a run that ended (cancelled, failed) while waiting no longer waits
+    return jsonResponse(200, all.filter((waiter) => running.has(waiter.runId)).map(publicWaiter))
   }
 
   return [
