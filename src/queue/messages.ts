@@ -5,7 +5,6 @@
  * first message of a run (`Upstash-Workflow-Init: true`) carries the run's settings.
  */
 import {
-  CALL_TYPE_HEADER,
   DEFAULT_RETRIES,
   DELAY_HEADER,
   FAILURE_CALLBACK_PREFIX,
@@ -18,6 +17,8 @@ import {
   RETRIES_HEADER,
   RUN_ID_HEADER,
 } from '../workflow/constants.js'
+import { callKey, callMessage, callSettingsOf, isCallRequest } from './call.js'
+import { unwrapInvoke } from './invoke.js'
 import { validateStepRecord } from '../workflow/steps.js'
 import { MalformedDeliveryError } from '../workflow/errors.js'
 import { StoreError, type MessageRecord, type NewMessage, type NewRun, type RunRecord } from './store.js'
@@ -31,6 +32,7 @@ export type MessagePlan =
   | { readonly kind: 'init'; readonly run: NewRun; readonly message: NewMessage }
   | { readonly kind: 'step'; readonly runId: string; readonly stepKey: string; readonly stepJson: string; readonly message: NewMessage }
   | { readonly kind: 'publish'; readonly message: NewMessage }
+  | { readonly kind: 'call'; readonly runId: string; readonly stepKey: string; readonly message: NewMessage }
 
 function bad(message: string): never {
   throw new StoreError(message, 400)
@@ -144,10 +146,15 @@ export function planMessage(destination: string, headers: Headers, body: Uint8Ar
   if (failureUrl !== undefined) destinationOf(failureUrl)
   if (runId !== null && init !== null) {
     if (!RUN_ID.test(runId)) bad(`invalid ${RUN_ID_HEADER} ${JSON.stringify(runId)}`)
-    if (headers.get(CALL_TYPE_HEADER) === 'toCallback') {
-      bad('context.call (third-party calls through the queue) is not supported by the restis queue service')
+    if (isCallRequest(headers)) {
+      const call = callSettingsOf(headers, parseDelay)
+      const retries = retriesOf(headers, 0)
+      const message = callMessage(url, method, destinationHeaders(headers), body, retries, call, call.callbackHeaders['upstash-workflow-stepname'])
+      return { kind: 'call', runId, stepKey: callKey(call.stepId), message }
     }
     if (init === 'true') {
+      const invoked = unwrapInvoke(headers, body)
+      if (invoked) body = invoked.payload
       const retries = retriesOf(headers, DEFAULT_RETRIES)
       const forward = destinationHeaders(headers)
       delete forward['content-type']
@@ -162,6 +169,7 @@ export function planMessage(destination: string, headers: Headers, body: Uint8Ar
           forward,
           label: headers.get(LABEL_HEADER) ?? undefined,
           payload: body,
+          invoker: invoked ? JSON.stringify(invoked.invoker) : undefined,
         },
         message: {
           kind: 'workflow',

@@ -24,6 +24,9 @@ import { DEFAULT_RETRIES } from '../workflow/constants.js'
 import { generateSigningKey } from '../workflow/signature.js'
 import dashboardHtml from './dashboard.html'
 import { planMessage, type MessagePlan } from './messages.js'
+import { checkCallTimeout, refusalFor } from './call.js'
+import { waitRoutes } from './wait.js'
+import { resumeInvoker } from './invoke.js'
 import { QueueStore, StoreError, type AttemptLog, type MessageKind, type MessageRecord, type MessageState, type RunRecord, type RunState, type Scheduled } from './store.js'
 import { Worker, type QueueEvent } from './worker.js'
 import { matchRoute, type ApiCall, type Route } from './routes.js'
@@ -212,7 +215,7 @@ function error(status: number, message: string): HttpResponse {
 }
 
 /** Hosted-queue APIs the local service does not implement: 501 rather than 404. */
-const UNSUPPORTED: ReadonlySet<string> = new Set(['wait', 'notify', 'schedules', 'topics', 'queues'])
+const UNSUPPORTED: ReadonlySet<string> = new Set(['schedules', 'topics', 'queues'])
 
 function digest(value: string): Buffer {
   return sha256(value)
@@ -273,6 +276,10 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
     let scheduled: Scheduled
     if (plan.kind === 'init') scheduled = await store.createRun(plan.run, plan.message)
     else if (plan.kind === 'step') scheduled = await store.appendStep(plan.runId, plan.stepKey, plan.stepJson, plan.message)
+    else if (plan.kind === 'call') {
+      if (plan.message.call) checkCallTimeout(plan.message.call, deliveryTimeout)
+      scheduled = await store.addRunMessage(plan.runId, plan.stepKey, plan.message)
+    }
     else scheduled = await store.addMessage(plan.message)
     if (!scheduled.deduplicated) worker.wake()
     return scheduled
@@ -295,7 +302,13 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
     query.delete('_token')
     const rest = query.toString()
     if (rest) destination += (destination.includes('?') ? '&' : '?') + rest
-    const plan = planMessage(destination, fetchHeaders(request.headers), request.body ?? new Uint8Array(0), defaultRetries)
+    const headers = fetchHeaders(request.headers)
+    let plan: MessagePlan
+    try {
+      plan = planMessage(destination, headers, request.body ?? new Uint8Array(0), defaultRetries)
+    } catch (cause) {
+      throw cause instanceof StoreError ? refusalFor(headers, cause) : cause
+    }
     return reply(201, scheduledAnswer(await schedule(plan), destination))
   }
 
@@ -313,7 +326,6 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
         return error(400, `batch message ${index}: "destination" (a URL string) is required`)
       }
       const { destination, headers, body } = entry as { destination: string; headers?: unknown; body?: unknown }
-      if (body !== undefined && body !== null && typeof body !== 'string') return error(400, `batch message ${index}: "body" must be a string`)
       let parsedHeaders: Headers
       try {
         parsedHeaders = new Headers((headers ?? {}) as Record<string, string>)
@@ -321,9 +333,10 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
         return error(400, `batch message ${index}: invalid headers: ${(cause as Error).message}`)
       }
       try {
+        if (body !== undefined && body !== null && typeof body !== 'string') throw new StoreError('"body" must be a string', 400)
         plans.push(planMessage(destination, parsedHeaders, Buffer.from(body ?? '', 'utf8'), defaultRetries))
       } catch (cause) {
-        if (cause instanceof StoreError) return error(cause.status, `batch message ${index}: ${cause.message}`)
+        if (cause instanceof StoreError) return error(refusalFor(parsedHeaders, cause).status, `batch message ${index}: ${cause.message}`)
         throw cause
       }
     }
@@ -445,7 +458,10 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
     let cancelled = 0
     for (const id of ids) {
       try {
-        if ((await store.finishRun(id, true, undefined)) === 'RUN_CANCELED') cancelled++
+        if ((await store.finishRun(id, true, undefined)) === 'RUN_CANCELED') {
+          cancelled++
+          if (await resumeInvoker(store, id, { body: undefined, isFailed: false, isCanceled: true })) worker.wake()
+        }
       } catch (cause) {
         if (!(cause instanceof StoreError && cause.status === 404)) throw cause
       }
@@ -463,7 +479,10 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
     const cancel = query.get('cancel') === 'true'
     const result = request.body && request.body.length > 0 ? decoder.decode(request.body) : undefined
     const state = await store.finishRun(params.id, cancel, result)
-    if (state === 'RUN_SUCCESS' || state === 'RUN_CANCELED') emit({ type: 'run', runId: params.id, state })
+    if (state === 'RUN_SUCCESS' || state === 'RUN_CANCELED') {
+      emit({ type: 'run', runId: params.id, state })
+      if (await resumeInvoker(store, params.id, { body: state === 'RUN_SUCCESS' ? result : undefined, isFailed: false, isCanceled: state === 'RUN_CANCELED' })) worker.wake()
+    }
     return reply(200, { workflowRunId: params.id, state })
   }
 
@@ -531,6 +550,7 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
     { method: 'GET', path: 'dashboard/runs/:id', run: dashboardRun },
     { method: 'GET', path: 'dashboard/messages/:id', run: dashboardMessage },
     { method: 'GET', path: 'dashboard/dlq', run: async () => reply(200, { messages: await listDlq() }) },
+    ...waitRoutes(store, () => worker.wake()),
   ]
 
   /** The pages (no token: the page asks for it) and the API (the token first). */

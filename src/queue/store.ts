@@ -22,6 +22,7 @@
 import { randomUUID } from 'node:crypto'
 import type { Executor } from '../executor/executor.js'
 import { isReplyError, type Command, type Reply } from '../reply.js'
+import type { CallSettings } from './call.js'
 
 /** States of a run, as the hosted queue names them. @public */
 export type RunState = 'RUN_STARTED' | 'RUN_SUCCESS' | 'RUN_FAILED' | 'RUN_CANCELED'
@@ -30,7 +31,7 @@ export type RunState = 'RUN_STARTED' | 'RUN_SUCCESS' | 'RUN_FAILED' | 'RUN_CANCE
 export type MessageState = 'pending' | 'delivering' | 'delivered' | 'failed' | 'canceled'
 
 /** What a message is for. @public */
-export type MessageKind = 'workflow' | 'publish' | 'failure'
+export type MessageKind = 'workflow' | 'publish' | 'failure' | 'call' | 'callback' | 'wait'
 
 /** A run as stored. @public */
 export interface RunRecord {
@@ -56,6 +57,8 @@ export interface RunRecord {
   readonly error?: string
   readonly failedMessageId?: string
   readonly failureCallbackMessageId?: string
+  /** The parent run and step of an invoked run (JSON, see invoke.ts). */
+  readonly invoker?: string
 }
 
 /** A message as stored. @public */
@@ -91,6 +94,8 @@ export interface MessageRecord {
   readonly failureUrl?: string
   readonly failureHeaders?: Record<string, string>
   readonly note?: string
+  /** A third-party call's timeout and callback (kind `call`). */
+  readonly call?: CallSettings
 }
 
 /** One entry of a message's attempt log. @public */
@@ -176,6 +181,7 @@ export interface NewMessage {
   readonly expect?: readonly string[]
   readonly failureUrl?: string
   readonly failureHeaders?: Record<string, string>
+  readonly call?: CallSettings
 }
 
 /** Fields of a new run. */
@@ -188,6 +194,8 @@ export interface NewRun {
   readonly forward: Record<string, string>
   readonly label?: string
   readonly payload: Uint8Array
+  /** The parent of an invoked run (JSON). */
+  readonly invoker?: string
 }
 
 /** Outcome of scheduling a message. */
@@ -294,6 +302,7 @@ export class QueueStore {
     if (message.stepType !== undefined) fields.stepType = message.stepType
     if (message.failureUrl !== undefined) fields.failureUrl = message.failureUrl
     if (message.failureHeaders !== undefined) fields.failureHeaders = JSON.stringify(message.failureHeaders)
+    if (message.call !== undefined) fields.call = JSON.stringify(message.call)
     return Object.entries(fields).flat()
   }
 
@@ -337,6 +346,7 @@ export class QueueStore {
       }
       if (run.failureUrl) fields.failureUrl = run.failureUrl
       if (run.label) fields.label = run.label
+      if (run.invoker) fields.invoker = run.invoker
       const record = JSON.stringify({ messageId: id, body: sourceBody, callType: 'step' })
       await this.multi([
         ['HSET', this.runKey(run.id), ...Object.entries(fields).flat()],
@@ -372,6 +382,28 @@ export class QueueStore {
         ['RPUSH', this.runMessagesKey(runId), id],
         ['HSET', this.runKey(runId), 'updatedAt', String(Date.now())],
         ...this.createCommands(id, message, { runId, seq: String(seq) }),
+      ])
+      return { messageId: id }
+    })
+  }
+
+  /**
+   * Adds a message of a running run that is no step record (a third-party call, its callback),
+   * once per `key`: a repeated submission returns the first message id.
+   */
+  async addRunMessage(runId: string, key: string, message: NewMessage): Promise<Scheduled> {
+    return this.withRunLock(runId, async () => {
+      const state = text(await this.call(['HGET', this.runKey(runId), 'state']))
+      if (state === undefined) throw new StoreError(`workflow run ${runId} not found`, 404)
+      if (state !== 'RUN_STARTED') throw new StoreError(`workflow run ${runId} is not running (${state})`, 400)
+      const existing = await this.call(['HGET', this.stepKeysKey(runId), key])
+      if (existing !== null) return { messageId: text(existing)!, deduplicated: true }
+      const id = randomId('msg')
+      await this.multi([
+        ['HSET', this.stepKeysKey(runId), key, id],
+        ['RPUSH', this.runMessagesKey(runId), id],
+        ['HSET', this.runKey(runId), 'updatedAt', String(Date.now())],
+        ...this.createCommands(id, message, { runId }),
       ])
       return { messageId: id }
     })
@@ -652,6 +684,7 @@ function toRun(map: Map<string, Uint8Array>): RunRecord | undefined {
     error: field(map, 'error'),
     failedMessageId: field(map, 'failedMessageId'),
     failureCallbackMessageId: field(map, 'failureCallbackMessageId'),
+    invoker: field(map, 'invoker'),
   }
 }
 
@@ -685,5 +718,6 @@ function toMessage(map: Map<string, Uint8Array>): MessageRecord | undefined {
     failureUrl: field(map, 'failureUrl'),
     failureHeaders: jsonField(map, 'failureHeaders', undefined),
     note: field(map, 'note'),
+    call: jsonField(map, 'call', undefined),
   }
 }

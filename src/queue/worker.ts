@@ -19,7 +19,10 @@ import {
 } from '../workflow/constants.js'
 import { signRequest } from '../workflow/signature.js'
 import { failureCallbackMessage, failureCallbackBody } from './messages.js'
-import type { AttemptLog, MessageRecord, QueueStore, RunRecord } from './store.js'
+import { StoreError, type AttemptLog, type MessageRecord, type QueueStore, type RunRecord } from './store.js'
+import { callbackKey, callbackMessage, type CallOutcome } from './call.js'
+import { expireWait } from './wait.js'
+import { resumeInvoker } from './invoke.js'
 import type { Command } from '../reply.js'
 
 /** Something that happened in the queue, for observers. @public */
@@ -244,6 +247,13 @@ export class Worker {
       return
     }
     const attempt = message.retried
+    if (message.kind === 'wait') {
+      // a waiter's deadline: no HTTP call, the run resumes with `timeout: true` unless notified first
+      const note = await expireWait(store, message)
+      await this.finish(message, { state: 'delivered', deliveredAt: String(Date.now()), note }, undefined, { attempt, at: Date.now(), outcome: 'delivered', by: this.owner })
+      this.wake()
+      return
+    }
     let run: RunRecord | undefined
     let body: string | Uint8Array = message.body
     const headers: Record<string, string> = { ...message.headers }
@@ -280,6 +290,13 @@ export class Worker {
       if (run.label) headers[LABEL_HEADER.toLowerCase()] = run.label
     } else if (message.kind === 'failure' && message.runId !== undefined) {
       run = await store.loadRun(message.runId)
+    } else if ((message.kind === 'call' || message.kind === 'callback') && message.runId !== undefined) {
+      run = await store.loadRun(message.runId)
+      if (!run || run.state !== 'RUN_STARTED') {
+        await this.finish(message, { state: 'canceled', note: `the run ${run ? `ended (${run.state})` : 'does not exist'}` }, undefined, { attempt, at: Date.now(), outcome: 'canceled', by: this.owner })
+        this.options.emit({ type: 'attempt', messageId: id, runId: message.runId, attempt, outcome: 'canceled' })
+        return
+      }
     }
     // Stored header names are lower case; these replace any forwarded copy.
     headers[MESSAGE_ID_HEADER.toLowerCase()] = id
@@ -287,12 +304,13 @@ export class Worker {
     headers[SIGNATURE_HEADER.toLowerCase()] = signRequest({ url: message.url, body, key: this.options.signingKey })
 
     const started = Date.now()
+    const timeoutMs = message.call?.timeoutMs ?? this.options.deliveryTimeout
     // one controller per delivery: aborted by stop() or by the delivery timeout
     let timedOut = false
     const timer = setTimeout(() => {
       timedOut = true
       controller.abort(new Error('delivery timeout'))
-    }, this.options.deliveryTimeout)
+    }, timeoutMs)
     let status: number | undefined
     let error: string | undefined
     let responseText = ''
@@ -310,7 +328,7 @@ export class Worker {
       if (retryAfterHeader !== undefined) retryAfter = retryAfterMs(retryAfterHeader, Date.now())
     } catch (cause) {
       if (controller.signal.aborted && !timedOut) return // the service is stopping: leave the message to its lease
-      error = timedOut ? `timed out after ${this.options.deliveryTimeout} ms` : `request failed: ${(cause as Error)?.message ?? cause}`
+      error = timedOut ? `timed out after ${timeoutMs} ms` : `request failed: ${(cause as Error)?.message ?? cause}`
     } finally {
       clearTimeout(timer)
     }
@@ -330,6 +348,7 @@ export class Worker {
     if (status !== undefined && status >= 200 && status < 300) {
       await this.finish(message, { state: 'delivered', deliveredAt: String(now), lastStatus: String(status), retried: String(attempt + 1) }, undefined, base)
       this.options.emit({ type: 'attempt', messageId: id, runId: message.runId, attempt, outcome: 'delivered', status })
+      if (message.call) await this.scheduleCallback(message, run, { status, header: respHeaders.multi, body: responseText, timedOut: false })
       return
     }
     const reason = error ?? (status === undefined ? 'no response' : `status ${status}${nonRetryable ? ' (non-retryable)' : ''}`)
@@ -350,7 +369,21 @@ export class Worker {
     await this.finish(message, { ...lastFields, state: 'failed' }, undefined, { ...base, outcome: 'failed' }, [store.dlqCommand(id, now)])
     this.options.emit({ type: 'attempt', messageId: id, runId: message.runId, attempt, outcome: 'failed', status, error: reason })
     this.options.emit({ type: 'dead-letter', messageId: id, runId: message.runId })
-    await this.afterFailure(message, run, status, respHeaders.multi, responseText, reason)
+    if (message.call) await this.scheduleCallback(message, run, { status, header: respHeaders.multi, body: responseText, error, timedOut })
+    else await this.afterFailure(message, run, status, respHeaders.multi, responseText, reason)
+  }
+
+  /** A third-party call ended (answered, or failed for good): deliver its outcome to the workflow. */
+  private async scheduleCallback(message: MessageRecord, run: RunRecord | undefined, outcome: CallOutcome): Promise<void> {
+    if (!message.call || !message.runId) return
+    const callback = callbackMessage(message, message.call, outcome, run?.retries ?? message.retries)
+    try {
+      await this.options.store.addRunMessage(message.runId, callbackKey(message.call.stepId), callback)
+      this.wake()
+    } catch (cause) {
+      // the run ended meanwhile: nobody waits for the outcome
+      if (!(cause instanceof StoreError)) throw cause
+    }
   }
 
   private async finish(message: MessageRecord, fields: Record<string, string>, dueAt: number | undefined, log: AttemptLog, extra: Command[] = []): Promise<void> {
@@ -368,10 +401,13 @@ export class Worker {
   ): Promise<void> {
     const { store } = this.options
     const failed = { status: status ?? 0, header: headers, body: responseText, retried: message.retried + 1, reason }
-    if (message.kind === 'workflow' && run) {
+    if ((message.kind === 'workflow' || message.kind === 'callback') && run) {
       const callback = failureCallbackMessage(run, failureCallbackBody(message, run, failed))
       const outcome = await store.failRun(run.id, message.id, reason, callback)
-      if (outcome.failed) this.options.emit({ type: 'run', runId: run.id, state: 'RUN_FAILED' })
+      if (outcome.failed) {
+        this.options.emit({ type: 'run', runId: run.id, state: 'RUN_FAILED' })
+        if (await resumeInvoker(store, run.id, { body: responseText || reason, isFailed: true, isCanceled: false })) this.wake()
+      }
       if (outcome.callbackId) this.wake()
       return
     }

@@ -11,8 +11,8 @@ import { parseOut, type StepRecord } from './steps.js'
 export interface StepRunner {
   /** The run's history (result steps, in order). */
   readonly steps: readonly StepRecord[]
-  /** Sends a new step's record to the queue; `delay` in seconds for a sleep. */
-  submit(step: StepRecord, delaySeconds?: number): Promise<void>
+  /** Sends a new step's record to the queue; `delaySeconds` for a sleep, `notBefore` (unix s) for a sleep until. */
+  submit(step: StepRecord, delaySeconds?: number, notBefore?: number): Promise<void>
   /** Ends the run as cancelled. */
   cancel(): Promise<void>
   /** Next position in the history. */
@@ -100,6 +100,19 @@ export class WorkflowContext<TPayload = unknown> {
     )
   }
 
+  /**
+   * A step that waits until `when` (a `Date`, or unix seconds): the queue holds the next
+   * delivery until then (`Upstash-Not-Before`); a time in the past continues at once.
+   */
+  async sleepUntil(stepName: string, when: Date | number): Promise<void> {
+    const seconds = when instanceof Date ? when.getTime() / 1000 : when
+    if (!Number.isFinite(seconds) || seconds < 0) throw new TypeError(`sleepUntil needs a Date or unix seconds >= 0, got ${String(when)}`)
+    const until = Math.round(seconds)
+    await this.#step(stepName, 'SleepUntil', (stepId) =>
+      Promise.resolve({ record: { stepId, stepName, stepType: 'SleepUntil', sleepUntil: until, concurrent: 1 }, notBefore: until }),
+    )
+  }
+
   /** Ends the run now, as cancelled; the rest of the body does not run. */
   async cancel(): Promise<never> {
     const runner = this.#runner
@@ -111,7 +124,7 @@ export class WorkflowContext<TPayload = unknown> {
   async #step(
     stepName: string,
     stepType: string,
-    execute: (stepId: number) => Promise<{ record: StepRecord; delay?: number }>,
+    execute: (stepId: number) => Promise<{ record: StepRecord; delay?: number; notBefore?: number }>,
   ): Promise<unknown> {
     const runner = this.#runner
     if (typeof stepName !== 'string' || stepName === '') throw new TypeError('a step name must be a non-empty string')
@@ -131,14 +144,14 @@ export class WorkflowContext<TPayload = unknown> {
       if (recorded !== undefined) {
         if (recorded.stepName !== stepName || recorded.stepType !== stepType) {
           throw new WorkflowReplayError(
-            `step ${position + 1} does not match the run's history: the workflow called ${stepType === 'Run' ? 'context.run' : 'context.sleep'}('${stepName}') ` +
+            `step ${position + 1} does not match the run's history: the workflow called ${stepType === 'Run' ? 'context.run' : stepType === 'SleepUntil' ? 'context.sleepUntil' : 'context.sleep'}('${stepName}') ` +
               `but the history has '${recorded.stepName}' (${recorded.stepType}); the workflow code changed or the step list was altered`,
           )
         }
         await Promise.resolve()
         return parseOut(recorded.out)
       }
-      let outcome: { record: StepRecord; delay?: number }
+      let outcome: { record: StepRecord; delay?: number; notBefore?: number }
       try {
         outcome = await execute(position + 1)
       } catch (error) {
@@ -147,7 +160,7 @@ export class WorkflowContext<TPayload = unknown> {
       }
       // a step started in parallel with this one fails the delivery: nothing is recorded
       if (runner.violation) throw runner.violation
-      await runner.submit(outcome.record, outcome.delay)
+      await runner.submit(outcome.record, outcome.delay, outcome.notBefore)
       runner.submitted = stepName
       throw new StepSubmitted(stepName)
     } finally {

@@ -24,6 +24,7 @@ import {
   DEFAULT_QUEUE_URL,
   DEFAULT_RETRIES,
   DELAY_HEADER,
+  NOT_BEFORE_HEADER,
   ERROR_STEP_NAME_HEADER,
   FAILURE_CALLBACK_HEADER,
   FAILURE_HEADER,
@@ -322,9 +323,10 @@ function createCore<TPayload, TResult>(handler: RouteFunction<TPayload, TResult>
     const runner: StepRunner = {
       steps: delivery.steps,
       index: 0,
-      submit: async (step, delay) => {
+      submit: async (step, delay, notBefore) => {
         const stepHeaders = stepMessageHeaders(runId, url)
         if (delay) stepHeaders[DELAY_HEADER] = `${delay}s`
+        if (notBefore !== undefined) stepHeaders[NOT_BEFORE_HEADER] = String(notBefore)
         await cfg.queue.batch([{ destination: url, headers: stepHeaders, body: JSON.stringify(step) }])
         log({ level: 'info', workflowRunId: runId, message: `step ${step.stepId} '${step.stepName}' done` })
       },

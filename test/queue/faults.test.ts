@@ -101,7 +101,8 @@ describe('queue API input', () => {
     [
       'a workflow step that is not a step record',
       JSON.stringify([{ destination: 'http://127.0.0.1:1/x', headers: { 'Upstash-Workflow-RunId': 'wfr_x', 'Upstash-Workflow-Init': 'false' }, body: '{"stepId":"one"}' }]),
-      400,
+      // 422, not 400: the SDK reads a 400 as "the run was cancelled" and stops without a trace
+      422,
       /invalid workflow step: stepId must be an integer/,
     ],
     [
@@ -117,10 +118,10 @@ describe('queue API input', () => {
       /workflow run wfr_nobody not found/,
     ],
     [
-      'a context.call message (not supported locally)',
+      'a context.call message without its callback URL',
       JSON.stringify([{ destination: 'http://127.0.0.1:1/x', headers: { 'Upstash-Workflow-RunId': 'wfr_x', 'Upstash-Workflow-Init': 'false', 'Upstash-Workflow-CallType': 'toCallback' } }]),
-      400,
-      /context.call .* not supported/,
+      422,
+      /third-party call .* needs an Upstash-Callback URL/,
     ],
   ])('POST /v2/batch with %s is refused', async (_name, body, status, message) => {
     const response = await post('/v2/batch', body)
