@@ -27,6 +27,7 @@ import { planMessage, type MessagePlan } from './messages.js'
 import { QueueStore, StoreError, type AttemptLog, type MessageKind, type MessageRecord, type MessageState, type RunRecord, type RunState, type Scheduled } from './store.js'
 import { Worker, type QueueEvent } from './worker.js'
 import { matchRoute, type ApiCall, type Route } from './routes.js'
+import { Schedules } from './schedules.js'
 
 /** Options of {@link createQueueService}. @public */
 export interface QueueServiceOptions {
@@ -60,6 +61,8 @@ export interface QueueServiceOptions {
   readonly onEvent?: (event: QueueEvent) => void
   /** Receives internal errors of the delivery loop (default: console.error). */
   readonly onError?: (error: unknown) => void
+  /** The current time (ms) schedules fire by. Default `Date.now`; tests move it forward. */
+  readonly clock?: () => number
 }
 
 /** A run with its steps, as the dashboard API returns it. @public */
@@ -212,7 +215,7 @@ function error(status: number, message: string): HttpResponse {
 }
 
 /** Hosted-queue APIs the local service does not implement: 501 rather than 404. */
-const UNSUPPORTED: ReadonlySet<string> = new Set(['wait', 'notify', 'schedules', 'topics', 'queues'])
+const UNSUPPORTED: ReadonlySet<string> = new Set(['wait', 'notify', 'topics', 'queues'])
 
 function digest(value: string): Buffer {
   return sha256(value)
@@ -257,6 +260,13 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
     leaseMs: options.leaseMs ?? deliveryTimeout + 10_000,
     backoff: options.backoff ?? defaultBackoff,
     emit,
+    onError: options.onError ?? ((cause: unknown) => console.error('[restis queue]', cause)),
+  })
+  const schedules = new Schedules({
+    store,
+    now: options.clock ?? Date.now,
+    defaultRetries,
+    publish: (message) => schedule({ kind: 'publish', message }),
     onError: options.onError ?? ((cause: unknown) => console.error('[restis queue]', cause)),
   })
   const tokenDigest = digest(options.token)
@@ -531,6 +541,7 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
     { method: 'GET', path: 'dashboard/runs/:id', run: dashboardRun },
     { method: 'GET', path: 'dashboard/messages/:id', run: dashboardMessage },
     { method: 'GET', path: 'dashboard/dlq', run: async () => reply(200, { messages: await listDlq() }) },
+    ...schedules.routes(),
   ]
 
   /** The pages (no token: the page asks for it) and the API (the token first). */
@@ -579,7 +590,10 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
     node: nodeHandler,
     signingKeys,
     store,
-    start: () => worker.start(),
+    start() {
+      worker.start()
+      schedules.start(options.pollInterval ?? 500)
+    },
     async listen(port = 0, host = '127.0.0.1', tls) {
       if (server) throw new Error('the queue service is already listening')
       const listening: Server = tls === undefined ? createServer(nodeHandler) : createHttpsServer(tls, nodeHandler)
@@ -599,6 +613,7 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
     async close() {
       if (closed) return
       closed = true
+      await schedules.stop()
       await worker.stop()
       if (server) {
         const listening = server
@@ -636,6 +651,6 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
       }
     },
   }
-  if (options.autoStart !== false) worker.start()
+  if (options.autoStart !== false) service.start()
   return service
 }
