@@ -28,6 +28,7 @@ import { QueueStore, StoreError, type AttemptLog, type MessageKind, type Message
 import { Worker, type QueueEvent } from './worker.js'
 import { matchRoute, type ApiCall, type Route } from './routes.js'
 import { Schedules } from './schedules.js'
+import { UrlGroups } from './url-groups.js'
 
 /** Options of {@link createQueueService}. @public */
 export interface QueueServiceOptions {
@@ -215,7 +216,7 @@ function error(status: number, message: string): HttpResponse {
 }
 
 /** Hosted-queue APIs the local service does not implement: 501 rather than 404. */
-const UNSUPPORTED: ReadonlySet<string> = new Set(['wait', 'notify', 'topics', 'queues'])
+const UNSUPPORTED: ReadonlySet<string> = new Set(['wait', 'notify', 'queues'])
 
 function digest(value: string): Buffer {
   return sha256(value)
@@ -269,6 +270,7 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
     publish: (message) => schedule({ kind: 'publish', message }),
     onError: options.onError ?? ((cause: unknown) => console.error('[restis queue]', cause)),
   })
+  const urlGroups = new UrlGroups(store)
   const tokenDigest = digest(options.token)
   let server: Server | undefined
   let closed = false
@@ -304,9 +306,23 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
     const query = new URLSearchParams(search)
     query.delete('_token')
     const rest = query.toString()
-    if (rest) destination += (destination.includes('?') ? '&' : '?') + rest
+    const withQuery = (url: string): string => (rest ? url + (url.includes('?') ? '&' : '?') + rest : url)
+    if (!/^[a-z][a-z0-9+.-]*:/i.test(destination)) return publishToGroup(destination, request, withQuery)
+    destination = withQuery(destination)
     const plan = planMessage(destination, fetchHeaders(request.headers), request.body ?? new Uint8Array(0), defaultRetries)
     return reply(201, scheduledAnswer(await schedule(plan), destination))
+  }
+
+  /** Publishing to a URL group's name: one message per endpoint, `[{messageId, url}]`. */
+  async function publishToGroup(name: string, request: HttpRequest, withQuery: (url: string) => string): Promise<HttpResponse> {
+    const group = await urlGroups.get(name)
+    if (!group) return error(404, `url group ${name} not found (publish to an http(s) URL or to the name of a URL group)`)
+    if (group.endpoints.length === 0) return error(400, `url group ${name} has no endpoints`)
+    const plans = group.endpoints.map((endpoint) => planMessage(withQuery(endpoint.url), fetchHeaders(request.headers), request.body ?? new Uint8Array(0), defaultRetries))
+    if (plans.some((plan) => plan.kind !== 'publish')) return error(400, 'workflow messages cannot be published to a URL group')
+    const answers: Record<string, unknown>[] = []
+    for (const [index, plan] of plans.entries()) answers.push(scheduledAnswer(await schedule(plan), withQuery(group.endpoints[index].url)))
+    return reply(201, answers)
   }
 
   async function batch({ request }: ApiCall): Promise<HttpResponse> {
@@ -542,6 +558,7 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
     { method: 'GET', path: 'dashboard/messages/:id', run: dashboardMessage },
     { method: 'GET', path: 'dashboard/dlq', run: async () => reply(200, { messages: await listDlq() }) },
     ...schedules.routes(),
+    ...urlGroups.routes(),
   ]
 
   /** The pages (no token: the page asks for it) and the API (the token first). */
