@@ -29,6 +29,7 @@ import { Worker, type QueueEvent } from './worker.js'
 import { matchRoute, type ApiCall, type Route } from './routes.js'
 import { Schedules } from './schedules.js'
 import { UrlGroups } from './url-groups.js'
+import { Queues } from './queues.js'
 
 /** Options of {@link createQueueService}. @public */
 export interface QueueServiceOptions {
@@ -216,7 +217,7 @@ function error(status: number, message: string): HttpResponse {
 }
 
 /** Hosted-queue APIs the local service does not implement: 501 rather than 404. */
-const UNSUPPORTED: ReadonlySet<string> = new Set(['wait', 'notify', 'queues'])
+const UNSUPPORTED: ReadonlySet<string> = new Set(['wait', 'notify'])
 
 function digest(value: string): Buffer {
   return sha256(value)
@@ -271,6 +272,11 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
     onError: options.onError ?? ((cause: unknown) => console.error('[restis queue]', cause)),
   })
   const urlGroups = new UrlGroups(store)
+  const queues = new Queues(store, () => worker.wake(), options.onError ?? ((cause: unknown) => console.error('[restis queue]', cause)))
+  // a queue's message that finished frees its slot for the next one
+  listeners.add((event) => {
+    if (event.type === 'attempt' && event.outcome !== 'retry') void queues.dispatch()
+  })
   const tokenDigest = digest(options.token)
   let server: Server | undefined
   let closed = false
@@ -311,6 +317,22 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
     destination = withQuery(destination)
     const plan = planMessage(destination, fetchHeaders(request.headers), request.body ?? new Uint8Array(0), defaultRetries)
     return reply(201, scheduledAnswer(await schedule(plan), destination))
+  }
+
+  /** `POST /v2/enqueue/<queue>/<destination>`: a message that waits for its turn in the queue. */
+  async function enqueue({ request, rawPath, params }: ApiCall): Promise<HttpResponse> {
+    const prefix = `/v2/enqueue/${rawPath.split('/')[3]}/`
+    let destination = rawPath.slice(prefix.length)
+    if (!/^https?:\/\//i.test(destination)) {
+      try {
+        destination = decodeURIComponent(destination)
+      } catch {
+        return error(400, 'invalid destination: bad percent-encoding')
+      }
+    }
+    const plan = planMessage(destination, fetchHeaders(request.headers), request.body ?? new Uint8Array(0), defaultRetries)
+    if (plan.kind !== 'publish') return error(400, 'workflow messages cannot be enqueued: a run orders its own steps')
+    return reply(201, { messageId: await queues.enqueue(params.name, plan.message), url: destination })
   }
 
   /** Publishing to a URL group's name: one message per endpoint, `[{messageId, url}]`. */
@@ -559,6 +581,8 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
     { method: 'GET', path: 'dashboard/dlq', run: async () => reply(200, { messages: await listDlq() }) },
     ...schedules.routes(),
     ...urlGroups.routes(),
+    ...queues.routes(),
+    { method: 'POST', path: 'enqueue/:name/*', run: enqueue },
   ]
 
   /** The pages (no token: the page asks for it) and the API (the token first). */
@@ -610,6 +634,7 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
     start() {
       worker.start()
       schedules.start(options.pollInterval ?? 500)
+      queues.start(options.pollInterval ?? 500)
     },
     async listen(port = 0, host = '127.0.0.1', tls) {
       if (server) throw new Error('the queue service is already listening')
@@ -631,6 +656,7 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
       if (closed) return
       closed = true
       await schedules.stop()
+      await queues.stop()
       await worker.stop()
       if (server) {
         const listening = server
