@@ -142,12 +142,12 @@ export class Queues {
     ])
   }
 
-  /** Stores `message` at the end of queue `name` (created with parallelism 1 if new); returns its id. */
+  /** Stores `message` at the end of queue `name` (created with parallelism 1 if new); returns its id. Call {@link dispatch} after. */
   async enqueue(name: string, message: NewMessage): Promise<string> {
     if (!(await this.get(name))) await this.upsert(name, 1, false)
     const id = await this.store.addHeldMessage(message)
     await this.store.call(['RPUSH', `${this.key(name)}:waiting`, id])
-    void this.dispatch()
+    // the caller dispatches once it has noted the message (its event log entry comes first)
     return id
   }
 

@@ -82,7 +82,7 @@ export interface SchedulesOptions {
   readonly now: () => number
   readonly defaultRetries: number
   /** Adds a fire's message and wakes the delivery loop. */
-  readonly publish: (message: NewMessage) => Promise<Scheduled>
+  readonly publish: (message: NewMessage, scheduleId: string) => Promise<Scheduled>
   readonly onError: (error: unknown) => void
 }
 
@@ -152,7 +152,7 @@ export class Schedules {
     headers.set('upstash-forward-upstash-schedule-id', id)
     // the message's own due time (its delay) counts from the delivery loop's clock, the real one
     const plan = planMessage(schedule.destination, headers, schedule.body, this.options.defaultRetries, Date.now())
-    const { messageId } = await this.options.publish(plan.message)
+    const { messageId } = await this.options.publish(plan.message, id)
     const next = nextFire(parseCron(schedule.cron), now)
     const commands: (string | Uint8Array)[][] = [['HSET', this.key(id), 'lastAt', String(now), 'lastMessageId', messageId, 'nextAt', String(next ?? '')]]
     // XX: a schedule deleted or paused meanwhile is not put back on the due list

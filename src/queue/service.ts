@@ -30,6 +30,7 @@ import { matchRoute, type ApiCall, type Route } from './routes.js'
 import { Schedules } from './schedules.js'
 import { UrlGroups } from './url-groups.js'
 import { Queues } from './queues.js'
+import { EventLog, type EventState, type MessageOrigin } from './events.js'
 
 /** Options of {@link createQueueService}. @public */
 export interface QueueServiceOptions {
@@ -268,15 +269,29 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
     store,
     now: options.clock ?? Date.now,
     defaultRetries,
-    publish: (message) => schedule({ kind: 'publish', message }),
+    publish: (message, scheduleId) => schedule({ kind: 'publish', message }, { scheduleId }),
     onError: options.onError ?? ((cause: unknown) => console.error('[restis queue]', cause)),
   })
   const urlGroups = new UrlGroups(store)
   const queues = new Queues(store, () => worker.wake(), options.onError ?? ((cause: unknown) => console.error('[restis queue]', cause)))
-  // a queue's message that finished frees its slot for the next one
+  const eventLog = new EventLog(store)
+  const logFailure = options.onError ?? ((cause: unknown) => console.error('[restis queue]', cause))
+  const OUTCOME_STATES: Record<string, EventState> = { delivered: 'DELIVERED', retry: 'RETRY', failed: 'FAILED', superseded: 'CANCELED', canceled: 'CANCELED' }
   listeners.add((event) => {
-    if (event.type === 'attempt' && event.outcome !== 'retry') void queues.dispatch()
+    if (event.type !== 'attempt') return
+    // a queue's message that finished frees its slot for the next one
+    if (event.outcome !== 'retry') void queues.dispatch()
+    eventLog.record(event.messageId, OUTCOME_STATES[event.outcome], { error: event.error, responseStatus: event.status }).catch(logFailure)
   })
+  /** Records a new message in the event log, with what it is for. */
+  async function created(messageId: string, origin: MessageOrigin): Promise<void> {
+    try {
+      await eventLog.setOrigin(messageId, origin)
+      await eventLog.record(messageId, 'CREATED')
+    } catch (cause) {
+      logFailure(cause)
+    }
+  }
   const tokenDigest = digest(options.token)
   let server: Server | undefined
   let closed = false
@@ -287,12 +302,16 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
     return given !== null && given !== undefined && bytesEqual(digest(given), tokenDigest)
   }
 
-  async function schedule(plan: MessagePlan): Promise<Scheduled> {
+  async function schedule(plan: MessagePlan, origin: MessageOrigin = {}): Promise<Scheduled> {
     let scheduled: Scheduled
     if (plan.kind === 'init') scheduled = await store.createRun(plan.run, plan.message)
     else if (plan.kind === 'step') scheduled = await store.appendStep(plan.runId, plan.stepKey, plan.stepJson, plan.message)
     else scheduled = await store.addMessage(plan.message)
-    if (!scheduled.deduplicated) worker.wake()
+    if (!scheduled.deduplicated) {
+      const runId = plan.kind === 'init' ? plan.run.id : plan.kind === 'step' ? plan.runId : undefined
+      await created(scheduled.messageId, runId === undefined ? origin : { ...origin, workflowRunId: runId })
+      worker.wake()
+    }
     return scheduled
   }
 
@@ -332,7 +351,10 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
     }
     const plan = planMessage(destination, fetchHeaders(request.headers), request.body ?? new Uint8Array(0), defaultRetries)
     if (plan.kind !== 'publish') return error(400, 'workflow messages cannot be enqueued: a run orders its own steps')
-    return reply(201, { messageId: await queues.enqueue(params.name, plan.message), url: destination })
+    const messageId = await queues.enqueue(params.name, plan.message)
+    await created(messageId, { queueName: params.name })
+    void queues.dispatch()
+    return reply(201, { messageId, url: destination })
   }
 
   /** Publishing to a URL group's name: one message per endpoint, `[{messageId, url}]`. */
@@ -343,7 +365,7 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
     const plans = group.endpoints.map((endpoint) => planMessage(withQuery(endpoint.url), fetchHeaders(request.headers), request.body ?? new Uint8Array(0), defaultRetries))
     if (plans.some((plan) => plan.kind !== 'publish')) return error(400, 'workflow messages cannot be published to a URL group')
     const answers: Record<string, unknown>[] = []
-    for (const [index, plan] of plans.entries()) answers.push(scheduledAnswer(await schedule(plan), withQuery(group.endpoints[index].url)))
+    for (const [index, plan] of plans.entries()) answers.push(scheduledAnswer(await schedule(plan, { topicName: name, endpointName: group.endpoints[index].name }), withQuery(group.endpoints[index].url)))
     return reply(201, answers)
   }
 
@@ -583,6 +605,7 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
     ...urlGroups.routes(),
     ...queues.routes(),
     { method: 'POST', path: 'enqueue/:name/*', run: enqueue },
+    ...eventLog.routes(),
   ]
 
   /** The pages (no token: the page asks for it) and the API (the token first). */
