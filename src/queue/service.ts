@@ -30,6 +30,10 @@ import { resumeInvoker } from './invoke.js'
 import { QueueStore, StoreError, type AttemptLog, type MessageKind, type MessageRecord, type MessageState, type RunRecord, type RunState, type Scheduled } from './store.js'
 import { Worker, type QueueEvent } from './worker.js'
 import { matchRoute, type ApiCall, type Route } from './routes.js'
+import { Schedules } from './schedules.js'
+import { UrlGroups } from './url-groups.js'
+import { Queues } from './queues.js'
+import { EventLog, type EventState, type MessageOrigin } from './events.js'
 
 /** Options of {@link createQueueService}. @public */
 export interface QueueServiceOptions {
@@ -63,6 +67,8 @@ export interface QueueServiceOptions {
   readonly onEvent?: (event: QueueEvent) => void
   /** Receives internal errors of the delivery loop (default: console.error). */
   readonly onError?: (error: unknown) => void
+  /** The current time (ms) schedules fire by. Default `Date.now`; tests move it forward. */
+  readonly clock?: () => number
 }
 
 /** A run with its steps, as the dashboard API returns it. @public */
@@ -215,7 +221,7 @@ function error(status: number, message: string): HttpResponse {
 }
 
 /** Hosted-queue APIs the local service does not implement: 501 rather than 404. */
-const UNSUPPORTED: ReadonlySet<string> = new Set(['schedules', 'topics', 'queues'])
+const UNSUPPORTED: ReadonlySet<string> = new Set<string>()
 
 function digest(value: string): Buffer {
   return sha256(value)
@@ -262,6 +268,33 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
     emit,
     onError: options.onError ?? ((cause: unknown) => console.error('[restis queue]', cause)),
   })
+  const schedules = new Schedules({
+    store,
+    now: options.clock ?? Date.now,
+    defaultRetries,
+    publish: (message, scheduleId) => schedule({ kind: 'publish', message }, { scheduleId }),
+    onError: options.onError ?? ((cause: unknown) => console.error('[restis queue]', cause)),
+  })
+  const urlGroups = new UrlGroups(store)
+  const queues = new Queues(store, () => worker.wake(), options.onError ?? ((cause: unknown) => console.error('[restis queue]', cause)))
+  const eventLog = new EventLog(store)
+  const logFailure = options.onError ?? ((cause: unknown) => console.error('[restis queue]', cause))
+  const OUTCOME_STATES: Record<string, EventState> = { delivered: 'DELIVERED', retry: 'RETRY', failed: 'FAILED', superseded: 'CANCELED', canceled: 'CANCELED' }
+  listeners.add((event) => {
+    if (event.type !== 'attempt') return
+    // a queue's message that finished frees its slot for the next one
+    if (event.outcome !== 'retry') void queues.dispatch()
+    eventLog.record(event.messageId, OUTCOME_STATES[event.outcome], { error: event.error, responseStatus: event.status }).catch(logFailure)
+  })
+  /** Records a new message in the event log, with what it is for. */
+  async function created(messageId: string, origin: MessageOrigin): Promise<void> {
+    try {
+      await eventLog.setOrigin(messageId, origin)
+      await eventLog.record(messageId, 'CREATED')
+    } catch (cause) {
+      logFailure(cause)
+    }
+  }
   const tokenDigest = digest(options.token)
   let server: Server | undefined
   let closed = false
@@ -272,7 +305,7 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
     return given !== null && given !== undefined && bytesEqual(digest(given), tokenDigest)
   }
 
-  async function schedule(plan: MessagePlan): Promise<Scheduled> {
+  async function schedule(plan: MessagePlan, origin: MessageOrigin = {}): Promise<Scheduled> {
     let scheduled: Scheduled
     if (plan.kind === 'init') scheduled = await store.createRun(plan.run, plan.message)
     else if (plan.kind === 'step') scheduled = await store.appendStep(plan.runId, plan.stepKey, plan.stepJson, plan.message)
@@ -281,7 +314,11 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
       scheduled = await store.addRunMessage(plan.runId, plan.stepKey, plan.message)
     }
     else scheduled = await store.addMessage(plan.message)
-    if (!scheduled.deduplicated) worker.wake()
+    if (!scheduled.deduplicated) {
+      const runId = plan.kind === 'init' ? plan.run.id : plan.kind === 'step' ? plan.runId : undefined
+      await created(scheduled.messageId, runId === undefined ? origin : { ...origin, workflowRunId: runId })
+      worker.wake()
+    }
     return scheduled
   }
 
@@ -301,7 +338,9 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
     const query = new URLSearchParams(search)
     query.delete('_token')
     const rest = query.toString()
-    if (rest) destination += (destination.includes('?') ? '&' : '?') + rest
+    const withQuery = (url: string): string => (rest ? url + (url.includes('?') ? '&' : '?') + rest : url)
+    if (!/^[a-z][a-z0-9+.-]*:/i.test(destination)) return publishToGroup(destination, request, withQuery)
+    destination = withQuery(destination)
     const headers = fetchHeaders(request.headers)
     let plan: MessagePlan
     try {
@@ -310,6 +349,37 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
       throw cause instanceof StoreError ? refusalFor(headers, cause) : cause
     }
     return reply(201, scheduledAnswer(await schedule(plan), destination))
+  }
+
+  /** `POST /v2/enqueue/<queue>/<destination>`: a message that waits for its turn in the queue. */
+  async function enqueue({ request, rawPath, params }: ApiCall): Promise<HttpResponse> {
+    const prefix = `/v2/enqueue/${rawPath.split('/')[3]}/`
+    let destination = rawPath.slice(prefix.length)
+    if (!/^https?:\/\//i.test(destination)) {
+      try {
+        destination = decodeURIComponent(destination)
+      } catch {
+        return error(400, 'invalid destination: bad percent-encoding')
+      }
+    }
+    const plan = planMessage(destination, fetchHeaders(request.headers), request.body ?? new Uint8Array(0), defaultRetries)
+    if (plan.kind !== 'publish') return error(400, 'workflow messages cannot be enqueued: a run orders its own steps')
+    const messageId = await queues.enqueue(params.name, plan.message)
+    await created(messageId, { queueName: params.name })
+    void queues.dispatch()
+    return reply(201, { messageId, url: destination })
+  }
+
+  /** Publishing to a URL group's name: one message per endpoint, `[{messageId, url}]`. */
+  async function publishToGroup(name: string, request: HttpRequest, withQuery: (url: string) => string): Promise<HttpResponse> {
+    const group = await urlGroups.get(name)
+    if (!group) return error(404, `url group ${name} not found (publish to an http(s) URL or to the name of a URL group)`)
+    if (group.endpoints.length === 0) return error(400, `url group ${name} has no endpoints`)
+    const plans = group.endpoints.map((endpoint) => planMessage(withQuery(endpoint.url), fetchHeaders(request.headers), request.body ?? new Uint8Array(0), defaultRetries))
+    if (plans.some((plan) => plan.kind !== 'publish')) return error(400, 'workflow messages cannot be published to a URL group')
+    const answers: Record<string, unknown>[] = []
+    for (const [index, plan] of plans.entries()) answers.push(scheduledAnswer(await schedule(plan, { topicName: name, endpointName: group.endpoints[index].name }), withQuery(group.endpoints[index].url)))
+    return reply(201, answers)
   }
 
   async function batch({ request }: ApiCall): Promise<HttpResponse> {
@@ -551,6 +621,11 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
     { method: 'GET', path: 'dashboard/messages/:id', run: dashboardMessage },
     { method: 'GET', path: 'dashboard/dlq', run: async () => reply(200, { messages: await listDlq() }) },
     ...waitRoutes(store, () => worker.wake()),
+    ...schedules.routes(),
+    ...urlGroups.routes(),
+    ...queues.routes(),
+    { method: 'POST', path: 'enqueue/:name/*', run: enqueue },
+    ...eventLog.routes(),
   ]
 
   /** The pages (no token: the page asks for it) and the API (the token first). */
@@ -599,7 +674,11 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
     node: nodeHandler,
     signingKeys,
     store,
-    start: () => worker.start(),
+    start() {
+      worker.start()
+      schedules.start(options.pollInterval ?? 500)
+      queues.start(options.pollInterval ?? 500)
+    },
     async listen(port = 0, host = '127.0.0.1', tls) {
       if (server) throw new Error('the queue service is already listening')
       const listening: Server = tls === undefined ? createServer(nodeHandler) : createHttpsServer(tls, nodeHandler)
@@ -619,6 +698,8 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
     async close() {
       if (closed) return
       closed = true
+      await schedules.stop()
+      await queues.stop()
       await worker.stop()
       if (server) {
         const listening = server
@@ -656,6 +737,6 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
       }
     },
   }
-  if (options.autoStart !== false) worker.start()
+  if (options.autoStart !== false) service.start()
   return service
 }

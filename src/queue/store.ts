@@ -324,6 +324,13 @@ export class QueueStore {
     return { messageId: id }
   }
 
+  /** A plain message kept off the due list (a queue's message waiting for its turn, see queues.ts). */
+  async addHeldMessage(message: NewMessage): Promise<string> {
+    const id = randomId('msg')
+    await this.multi(this.createCommands(id, message, {}).filter((command) => command[0] !== 'ZADD'))
+    return id
+  }
+
   /** Creates a run and its first message; an existing run id is a duplicate (nothing new). */
   async createRun(run: NewRun, message: NewMessage): Promise<Scheduled> {
     return this.withRunLock(run.id, async () => {

@@ -50,10 +50,10 @@ describe('queue service', () => {
 
   test('unknown paths are 404, the hosted APIs the service lacks 501, and a missing token 401 before either', async () => {
     expect((await fetch(`${url}/v2/nowhere/at/all`, { headers: auth })).status).toBe(404)
-    const topics = await fetch(`${url}/v2/topics/t1`, { headers: auth })
-    expect(topics.status).toBe(501)
-    expect(await topics.json()).toEqual({ error: 'topics is not supported by the restis queue service' })
-    expect((await fetch(`${url}/v2/topics/t1`)).status).toBe(401)
+    const wait = await fetch(`${url}/v2/wait/e1`, { headers: auth })
+    expect(wait.status).toBe(501)
+    expect(await wait.json()).toEqual({ error: 'wait is not supported by the restis queue service' })
+    expect((await fetch(`${url}/v2/wait/e1`)).status).toBe(401)
     expect((await fetch(`${url}/v2/keys`, { headers: auth })).status).toBe(200)
   })
 
