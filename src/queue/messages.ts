@@ -20,6 +20,7 @@ import {
 } from '../workflow/constants.js'
 import { validateStepRecord } from '../workflow/steps.js'
 import { MalformedDeliveryError } from '../workflow/errors.js'
+import { publishOptionsOf } from './publish-options.js'
 import { StoreError, type MessageRecord, type NewMessage, type NewRun, type RunRecord } from './store.js'
 
 const METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'])
@@ -30,7 +31,7 @@ const MAX_RETRIES = 100
 export type MessagePlan =
   | { readonly kind: 'init'; readonly run: NewRun; readonly message: NewMessage }
   | { readonly kind: 'step'; readonly runId: string; readonly stepKey: string; readonly stepJson: string; readonly message: NewMessage }
-  | { readonly kind: 'publish'; readonly message: NewMessage }
+  | { readonly kind: 'publish'; readonly message: NewMessage; readonly dedupId?: string }
 
 function bad(message: string): never {
   throw new StoreError(message, 400)
@@ -151,6 +152,7 @@ export function planMessage(destination: string, headers: Headers, body: Uint8Ar
       const retries = retriesOf(headers, DEFAULT_RETRIES)
       const forward = destinationHeaders(headers)
       delete forward['content-type']
+      const { dedupId: _none, ...options } = publishOptionsOf(url, headers, forward, body, true)
       return {
         kind: 'init',
         run: {
@@ -175,6 +177,7 @@ export function planMessage(destination: string, headers: Headers, body: Uint8Ar
           stepName: 'init',
           stepType: 'Initial',
           expect: ['s:1', 'p:1'],
+          ...options,
         },
       }
     }
@@ -193,6 +196,7 @@ export function planMessage(destination: string, headers: Headers, body: Uint8Ar
       if (error instanceof MalformedDeliveryError) bad(error.message.replace('malformed workflow delivery: step record 0', 'invalid workflow step'))
       throw error
     }
+    const { dedupId: _none, ...options } = publishOptionsOf(url, headers, {}, body, true)
     const plan = step.stepId === 0
     const stepKey = plan ? `p:${step.targetStep}` : `s:${step.stepId}`
     const expect = plan ? [`s:${step.targetStep}`] : step.concurrent === 1 ? [`s:${step.stepId + 1}`, `p:${step.stepId + 1}`] : []
@@ -214,12 +218,16 @@ export function planMessage(destination: string, headers: Headers, body: Uint8Ar
         stepName: step.stepName,
         stepType: plan ? `${step.stepType} (plan)` : step.stepType,
         expect,
+        ...options,
       },
     }
   }
   const failureHeaders = failureHeadersOf(headers)
+  const forwarded = destinationHeaders(headers)
+  const { dedupId, ...options } = publishOptionsOf(url, headers, forwarded, body, false)
   return {
     kind: 'publish',
+    dedupId,
     message: {
       kind: 'publish',
       url,
@@ -230,6 +238,7 @@ export function planMessage(destination: string, headers: Headers, body: Uint8Ar
       dueAt,
       failureUrl,
       failureHeaders: failureUrl ? failureHeaders : undefined,
+      ...options,
     },
   }
 }

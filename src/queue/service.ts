@@ -27,6 +27,9 @@ import { planMessage, type MessagePlan } from './messages.js'
 import { QueueStore, StoreError, type AttemptLog, type MessageKind, type MessageRecord, type MessageState, type RunRecord, type RunState, type Scheduled } from './store.js'
 import { Worker, type QueueEvent } from './worker.js'
 import { matchRoute, type ApiCall, type Route } from './routes.js'
+import { claimDeduplication, DEFAULT_DEDUPLICATION_WINDOW_MS } from './dedup.js'
+import { messageAdminRoutes } from './message-admin.js'
+import { hostedBackoff } from './retry-delay.js'
 
 /** Options of {@link createQueueService}. @public */
 export interface QueueServiceOptions {
@@ -42,8 +45,14 @@ export interface QueueServiceOptions {
   readonly nextSigningKey?: string
   /** Retries of a message that does not name its own. Default 3. */
   readonly retries?: number
-  /** Delay before retry `n` (1-based) in ms. Default 1 s, 2 s, 4 s … capped at 1 min. */
-  readonly backoff?: (retry: number) => number
+  /**
+   * Delay before retry `n` (1-based) in ms. Default 1 s, 2 s, 4 s … capped at 1 min;
+   * `'hosted'`: the hosted queue's `min(86400, e^(2.5·n))` s. A message's `Upstash-Retry-Delay`
+   * and an answer's `Retry-After` take precedence.
+   */
+  readonly backoff?: ((retry: number) => number) | 'hosted'
+  /** How long a deduplication id (`Upstash-Deduplication-Id`, content-based) is remembered, ms. Default 10 min. */
+  readonly deduplicationWindow?: number
   /** How long one delivery may take, ms. Default 30 s. */
   readonly deliveryTimeout?: number
   /** How long a claimed delivery stays reserved for its process, ms. Default `deliveryTimeout` + 10 s. */
@@ -255,7 +264,7 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
     pollInterval: options.pollInterval ?? 500,
     deliveryTimeout,
     leaseMs: options.leaseMs ?? deliveryTimeout + 10_000,
-    backoff: options.backoff ?? defaultBackoff,
+    backoff: options.backoff === 'hosted' ? hostedBackoff : (options.backoff ?? defaultBackoff),
     emit,
     onError: options.onError ?? ((cause: unknown) => console.error('[restis queue]', cause)),
   })
@@ -273,7 +282,10 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
     let scheduled: Scheduled
     if (plan.kind === 'init') scheduled = await store.createRun(plan.run, plan.message)
     else if (plan.kind === 'step') scheduled = await store.appendStep(plan.runId, plan.stepKey, plan.stepJson, plan.message)
-    else scheduled = await store.addMessage(plan.message)
+    else if (plan.dedupId !== undefined) {
+      const claim = await claimDeduplication(store, plan.dedupId, options.deduplicationWindow ?? DEFAULT_DEDUPLICATION_WINDOW_MS)
+      scheduled = claim.duplicate ? { messageId: claim.messageId, deduplicated: true } : await store.addMessage(plan.message, claim.messageId)
+    } else scheduled = await store.addMessage(plan.message)
     if (!scheduled.deduplicated) worker.wake()
     return scheduled
   }
@@ -531,6 +543,7 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
     { method: 'GET', path: 'dashboard/runs/:id', run: dashboardRun },
     { method: 'GET', path: 'dashboard/messages/:id', run: dashboardMessage },
     { method: 'GET', path: 'dashboard/dlq', run: async () => reply(200, { messages: await listDlq() }) },
+    ...messageAdminRoutes({ store, wake: () => worker.wake() }),
   ]
 
   /** The pages (no token: the page asks for it) and the API (the token first). */

@@ -22,6 +22,7 @@
 import { randomUUID } from 'node:crypto'
 import type { Executor } from '../executor/executor.js'
 import { isReplyError, type Command, type Reply } from '../reply.js'
+import type { FlowControl } from './flow-control.js'
 
 /** States of a run, as the hosted queue names them. @public */
 export type RunState = 'RUN_STARTED' | 'RUN_SUCCESS' | 'RUN_FAILED' | 'RUN_CANCELED'
@@ -91,6 +92,14 @@ export interface MessageRecord {
   readonly failureUrl?: string
   readonly failureHeaders?: Record<string, string>
   readonly note?: string
+  /** `Upstash-Retry-Delay`: the expression giving the delay before a retry, ms. */
+  readonly retryDelay?: string
+  /** `Upstash-Callback`: where the destination's answer is posted after a delivery. */
+  readonly callbackUrl?: string
+  /** `Upstash-Callback-*` headers, prefix removed. */
+  readonly callbackHeaders?: Record<string, string>
+  /** `Upstash-Flow-Control-Key` / `-Value`. */
+  readonly flowControl?: FlowControl
 }
 
 /** One entry of a message's attempt log. @public */
@@ -121,7 +130,7 @@ export class StoreError extends Error {
 
 const decoder = new TextDecoder()
 
-function text(reply: Reply): string | undefined {
+export function text(reply: Reply): string | undefined {
   if (reply === null || reply === undefined) return undefined
   if (reply instanceof Uint8Array) return decoder.decode(reply)
   if (typeof reply === 'number' || typeof reply === 'bigint') return String(reply)
@@ -176,6 +185,10 @@ export interface NewMessage {
   readonly expect?: readonly string[]
   readonly failureUrl?: string
   readonly failureHeaders?: Record<string, string>
+  readonly retryDelay?: string
+  readonly callbackUrl?: string
+  readonly callbackHeaders?: Record<string, string>
+  readonly flowControl?: FlowControl
 }
 
 /** Fields of a new run. */
@@ -294,6 +307,10 @@ export class QueueStore {
     if (message.stepType !== undefined) fields.stepType = message.stepType
     if (message.failureUrl !== undefined) fields.failureUrl = message.failureUrl
     if (message.failureHeaders !== undefined) fields.failureHeaders = JSON.stringify(message.failureHeaders)
+    if (message.retryDelay !== undefined) fields.retryDelay = message.retryDelay
+    if (message.callbackUrl !== undefined) fields.callbackUrl = message.callbackUrl
+    if (message.callbackHeaders !== undefined) fields.callbackHeaders = JSON.stringify(message.callbackHeaders)
+    if (message.flowControl !== undefined) fields.flowControl = JSON.stringify(message.flowControl)
     return Object.entries(fields).flat()
   }
 
@@ -309,8 +326,7 @@ export class QueueStore {
   // ---- scheduling
 
   /** A plain message (publish, or a batch entry that is not part of a workflow). */
-  async addMessage(message: NewMessage): Promise<Scheduled> {
-    const id = randomId('msg')
+  async addMessage(message: NewMessage, id = randomId('msg')): Promise<Scheduled> {
     await this.multi(this.createCommands(id, message, {}))
     return { messageId: id }
   }
@@ -685,5 +701,9 @@ function toMessage(map: Map<string, Uint8Array>): MessageRecord | undefined {
     failureUrl: field(map, 'failureUrl'),
     failureHeaders: jsonField(map, 'failureHeaders', undefined),
     note: field(map, 'note'),
+    retryDelay: field(map, 'retryDelay'),
+    callbackUrl: field(map, 'callbackUrl'),
+    callbackHeaders: jsonField(map, 'callbackHeaders', undefined),
+    flowControl: jsonField(map, 'flowControl', undefined),
   }
 }

@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto'
 import http from 'node:http'
 import https from 'node:https'
 import {
+  DEFAULT_RETRIES,
   CREATED_AT_HEADER,
   LABEL_HEADER,
   MESSAGE_ID_HEADER,
@@ -19,6 +20,9 @@ import {
 } from '../workflow/constants.js'
 import { signRequest } from '../workflow/signature.js'
 import { failureCallbackMessage, failureCallbackBody } from './messages.js'
+import { callbackMessage } from './callbacks.js'
+import { acquireFlowSlot, releaseFlowSlotCommand } from './flow-control.js'
+import { retryDelayMs } from './retry-delay.js'
 import type { AttemptLog, MessageRecord, QueueStore, RunRecord } from './store.js'
 import type { Command } from '../reply.js'
 
@@ -243,6 +247,11 @@ export class Worker {
       await store.call(['DEL', store.messageLockKey(id)])
       return
     }
+    if (message.state === 'canceled') {
+      // canceled through the API after this process saw it due
+      await store.multi([['ZREM', store.dueKey, id], ['DEL', store.messageLockKey(id)]])
+      return
+    }
     const attempt = message.retried
     let run: RunRecord | undefined
     let body: string | Uint8Array = message.body
@@ -281,6 +290,7 @@ export class Worker {
     } else if (message.kind === 'failure' && message.runId !== undefined) {
       run = await store.loadRun(message.runId)
     }
+    if (message.flowControl && (await this.waitForFlowSlot(message))) return
     // Stored header names are lower case; these replace any forwarded copy.
     headers[MESSAGE_ID_HEADER.toLowerCase()] = id
     headers[RETRIED_HEADER.toLowerCase()] = String(attempt)
@@ -330,6 +340,11 @@ export class Worker {
     if (status !== undefined && status >= 200 && status < 300) {
       await this.finish(message, { state: 'delivered', deliveredAt: String(now), lastStatus: String(status), retried: String(attempt + 1) }, undefined, base)
       this.options.emit({ type: 'attempt', messageId: id, runId: message.runId, attempt, outcome: 'delivered', status })
+      const callback = callbackMessage(message, { status, header: respHeaders.multi, body: responseText }, attempt, DEFAULT_RETRIES)
+      if (callback) {
+        await store.addMessage(callback)
+        this.wake()
+      }
       return
     }
     const reason = error ?? (status === undefined ? 'no response' : `status ${status}${nonRetryable ? ' (non-retryable)' : ''}`)
@@ -341,7 +356,8 @@ export class Worker {
     }
     if (status !== undefined) lastFields.lastStatus = String(status)
     if (!nonRetryable && attempt < message.retries) {
-      const delay = retryAfter ?? Math.max(0, this.options.backoff(attempt + 1))
+      // Retry-After of the answer, else the message's Upstash-Retry-Delay (retried = retries so far), else the backoff
+      const delay = retryAfter ?? (message.retryDelay !== undefined ? retryDelayMs(message.retryDelay, attempt) : Math.max(0, this.options.backoff(attempt + 1)))
       const next = now + delay
       await this.finish(message, { ...lastFields, state: 'pending', dueAt: String(next) }, next, { ...base, outcome: 'retry', nextAttemptAt: next })
       this.options.emit({ type: 'attempt', messageId: id, runId: message.runId, attempt, outcome: 'retry', status, error: reason })
@@ -354,7 +370,27 @@ export class Worker {
   }
 
   private async finish(message: MessageRecord, fields: Record<string, string>, dueAt: number | undefined, log: AttemptLog, extra: Command[] = []): Promise<void> {
-    await this.options.store.settle(message.id, fields, dueAt, log, extra)
+    const { store } = this.options
+    const release = message.flowControl ? [releaseFlowSlotCommand(store, message.flowControl, message.id)] : []
+    await store.settle(message.id, fields, dueAt, log, [...extra, ...release])
+    if (release.length > 0) this.wake() // a slot is free: a message waiting for it may go now
+  }
+
+  /**
+   * Takes the message's flow-control slot. Without one the message goes back to the schedule for
+   * when a slot may be free (no attempt spent, its lease released) and this returns true.
+   */
+  private async waitForFlowSlot(message: MessageRecord): Promise<boolean> {
+    const { store, leaseMs } = this.options
+    const now = Date.now()
+    const retryAt = await acquireFlowSlot(store, message.flowControl!, message.id, now, now + leaseMs)
+    if (retryAt === 0) return false
+    await store.multi([
+      ['ZADD', store.dueKey, String(retryAt), message.id],
+      ['HSET', store.messageKey(message.id), 'state', 'pending', 'note', `waiting for flow control ${message.flowControl!.key}`],
+      ['DEL', store.messageLockKey(message.id)],
+    ])
+    return true
   }
 
   /** A message failed for good: fail its run and schedule the failure callback. */
