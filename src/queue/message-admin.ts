@@ -83,6 +83,27 @@ async function cancelMessage(store: QueueStore, id: string): Promise<'canceled' 
   return 'canceled'
 }
 
+/**
+ * The dead letters a bulk action covers (`dlqIds=…`, else every one, or those of `url=…`; with
+ * `kind`, only messages of that kind), at most `count`, and whether more remain.
+ */
+export async function dlqSelection(store: QueueStore, query: URLSearchParams, kind?: MessageRecord['kind']): Promise<{ ids: string[]; more: boolean }> {
+  const { ids, urls, count } = filterOf(query, 'dlqIds')
+  if (ids) return { ids, more: false }
+  const all = texts(await store.call(['ZREVRANGE', store.dlqKey, '0', '-1']))
+  const matching: string[] = []
+  for (const id of all) {
+    if (urls || kind) {
+      const message = await store.loadMessage(id)
+      if (urls && !urls.includes(message?.url ?? '')) continue
+      if (kind && message?.kind !== kind) continue
+    }
+    matching.push(id)
+    if (matching.length > count) break
+  }
+  return { ids: matching.slice(0, count), more: matching.length > count }
+}
+
 export function messageAdminRoutes({ store, wake }: MessageAdminDeps): Route[] {
   async function getMessage({ params }: ApiCall): Promise<HttpResponse> {
     const message = await store.loadMessage(params.id)
@@ -111,22 +132,8 @@ export function messageAdminRoutes({ store, wake }: MessageAdminDeps): Route[] {
     return jsonResponse(200, { cancelled })
   }
 
-  /** The dead letters a bulk action covers, at most `count`, and whether more remain. */
-  async function dlqSelection(query: URLSearchParams): Promise<{ ids: string[]; more: boolean }> {
-    const { ids, urls, count } = filterOf(query, 'dlqIds')
-    if (ids) return { ids, more: false }
-    const all = texts(await store.call(['ZREVRANGE', store.dlqKey, '0', '-1']))
-    const matching: string[] = []
-    for (const id of all) {
-      if (urls && !urls.includes((await store.loadMessage(id))?.url ?? '')) continue
-      matching.push(id)
-      if (matching.length > count) break
-    }
-    return { ids: matching.slice(0, count), more: matching.length > count }
-  }
-
   async function deleteDeadLetters({ query }: ApiCall): Promise<HttpResponse> {
-    const { ids, more } = await dlqSelection(query)
+    const { ids, more } = await dlqSelection(store, query)
     let deleted = 0
     for (const id of ids) if (await store.deleteDlq(id)) deleted++
     // a processed dead letter leaves the list, so the next page starts at the front again
@@ -134,7 +141,7 @@ export function messageAdminRoutes({ store, wake }: MessageAdminDeps): Route[] {
   }
 
   async function retryDeadLetters({ query }: ApiCall): Promise<HttpResponse> {
-    const { ids, more } = await dlqSelection(query)
+    const { ids, more } = await dlqSelection(store, query)
     const responses: { messageId: string }[] = []
     for (const id of ids) {
       const message = await store.replay(id)

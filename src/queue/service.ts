@@ -29,6 +29,7 @@ import { Worker, type QueueEvent } from './worker.js'
 import { matchRoute, type ApiCall, type Route } from './routes.js'
 import { claimDeduplication, DEFAULT_DEDUPLICATION_WINDOW_MS } from './dedup.js'
 import { messageAdminRoutes } from './message-admin.js'
+import { workflowDlqRoutes } from './workflow-dlq.js'
 import { hostedBackoff } from './retry-delay.js'
 
 /** Options of {@link createQueueService}. @public */
@@ -479,19 +480,6 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
     return reply(200, { workflowRunId: params.id, state })
   }
 
-  async function resumeDeadLetters({ query }: ApiCall): Promise<HttpResponse> {
-    const ids = query.getAll('dlqIds')
-    if (ids.length === 0) return error(400, 'name the dead letters with dlqIds=<id> query parameters')
-    const workflowRuns: { workflowRunId?: string; workflowCreatedAt?: number }[] = []
-    for (const id of ids) {
-      const message = await store.replay(id)
-      worker.wake()
-      const run = message.runId ? await store.loadRun(message.runId) : undefined
-      workflowRuns.push({ workflowRunId: message.runId, workflowCreatedAt: run?.createdAt })
-    }
-    return reply(200, { workflowRuns })
-  }
-
   async function deadLetters({ query }: ApiCall): Promise<HttpResponse> {
     const { offset, count } = paging(query, 100)
     const messages = await listDlq(offset, count)
@@ -535,7 +523,6 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
     { method: 'DELETE', path: 'workflows/runs', run: cancelRuns },
     { method: 'GET', path: 'workflows/runs/:id', run: runSteps },
     { method: 'DELETE', path: 'workflows/runs/:id', run: finishRun },
-    { method: 'POST', path: 'workflows/dlq/resume', run: resumeDeadLetters },
     { method: 'GET', path: 'dlq', run: deadLetters },
     { method: 'DELETE', path: 'dlq/:id', run: deleteDeadLetter },
     { method: 'POST', path: 'dlq/:id/replay', run: replayDeadLetter },
@@ -544,6 +531,7 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
     { method: 'GET', path: 'dashboard/messages/:id', run: dashboardMessage },
     { method: 'GET', path: 'dashboard/dlq', run: async () => reply(200, { messages: await listDlq() }) },
     ...messageAdminRoutes({ store, wake: () => worker.wake() }),
+    ...workflowDlqRoutes({ store, wake: () => worker.wake() }),
   ]
 
   /** The pages (no token: the page asks for it) and the API (the token first). */
