@@ -222,7 +222,7 @@ function error(status: number, message: string): HttpResponse {
 }
 
 /** Hosted-queue APIs the local service does not implement: 501 rather than 404. */
-const UNSUPPORTED: ReadonlySet<string> = new Set(['wait', 'notify', 'schedules', 'topics', 'queues'])
+const UNSUPPORTED: ReadonlySet<string> = new Set(['wait', 'notify', 'schedules', 'topics', 'queues', 'flowControl'])
 
 function digest(value: string): Buffer {
   return sha256(value)
