@@ -7,7 +7,7 @@
 import { CONTENT_BASED_DEDUPLICATION_HEADER, DEDUPLICATION_ID_HEADER, deduplicationIdOf } from './dedup.js'
 import { parseFlowControl, FLOW_CONTROL_KEY_HEADER, FLOW_CONTROL_VALUE_HEADER, type FlowControl } from './flow-control.js'
 import { parseRetryDelay, RetryDelayError } from './retry-delay.js'
-import { StoreError } from './store.js'
+import { StoreError, type NewMessage, type QueueStore } from './store.js'
 
 export const RETRY_DELAY_HEADER = 'Upstash-Retry-Delay'
 export const CALLBACK_HEADER = 'Upstash-Callback'
@@ -85,4 +85,17 @@ export function publishOptionsOf(destination: string, headers: Headers, forwarde
     ...(flowKey === null && flowValue === null ? {} : { flowControl: parseFlowControl(flowKey, flowValue) }),
     ...(workflow ? {} : { dedupId: deduplicationIdOf(destination, headers, forwarded, body) }),
   }
+}
+
+/**
+ * A step message without its own flow control or retry delay takes the run's, from its start
+ * message: a run triggered with `flowControl` / `retryDelay` (the SDK's `trigger`, where the
+ * hosted queue keeps them for the whole run) is held to them at every step.
+ */
+export async function inheritRunOptions(store: QueueStore, runId: string, message: NewMessage): Promise<NewMessage> {
+  if (message.flowControl !== undefined && message.retryDelay !== undefined) return message
+  const run = await store.loadRun(runId)
+  const init = run ? await store.loadMessage(run.initMessageId) : undefined
+  if (!init) return message
+  return { ...message, flowControl: message.flowControl ?? init.flowControl, retryDelay: message.retryDelay ?? init.retryDelay }
 }

@@ -30,6 +30,7 @@ import { matchRoute, type ApiCall, type Route } from './routes.js'
 import { claimDeduplication, DEFAULT_DEDUPLICATION_WINDOW_MS } from './dedup.js'
 import { messageAdminRoutes } from './message-admin.js'
 import { workflowDlqRoutes } from './workflow-dlq.js'
+import { inheritRunOptions } from './publish-options.js'
 import { hostedBackoff } from './retry-delay.js'
 
 /** Options of {@link createQueueService}. @public */
@@ -282,7 +283,7 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
   async function schedule(plan: MessagePlan): Promise<Scheduled> {
     let scheduled: Scheduled
     if (plan.kind === 'init') scheduled = await store.createRun(plan.run, plan.message)
-    else if (plan.kind === 'step') scheduled = await store.appendStep(plan.runId, plan.stepKey, plan.stepJson, plan.message)
+    else if (plan.kind === 'step') scheduled = await store.appendStep(plan.runId, plan.stepKey, plan.stepJson, await inheritRunOptions(store, plan.runId, plan.message))
     else if (plan.dedupId !== undefined) {
       const claim = await claimDeduplication(store, plan.dedupId, options.deduplicationWindow ?? DEFAULT_DEDUPLICATION_WINDOW_MS)
       scheduled = claim.duplicate ? { messageId: claim.messageId, deduplicated: true } : await store.addMessage(plan.message, claim.messageId)
