@@ -104,6 +104,43 @@ export async function dlqSelection(store: QueueStore, query: URLSearchParams, ki
   return { ids: matching.slice(0, count), more: matching.length > count }
 }
 
+/** Filters of `GET /v2/dlq` (`client.dlq.listMessages`, the workflow client's `dlq.list`). */
+export interface DlqListFilter {
+  readonly workflowOnly: boolean
+  readonly urls?: readonly string[]
+  readonly runIds?: readonly string[]
+}
+
+/**
+ * The list's filter, or undefined when there is none: `source=workflow`, `url`, `workflowRunId`
+ * are honoured; any other filter is refused rather than ignored.
+ */
+export function dlqListFilter(query: URLSearchParams): DlqListFilter | undefined {
+  const paging = new Set(['_token', 'offset', 'count', 'cursor'])
+  const known = new Set(['source', 'url', 'workflowRunId'])
+  let any = false
+  for (const name of query.keys()) {
+    if (paging.has(name)) continue
+    if (!known.has(name)) throw new StoreError(`filter ${JSON.stringify(name)} is not supported by the restis queue service (supported: url, workflowRunId, source=workflow)`, 400)
+    any = true
+  }
+  if (!any) return undefined
+  const source = query.get('source')
+  if (source !== null && source !== 'workflow') throw new StoreError(`filter source=${JSON.stringify(source)} is not supported by the restis queue service (supported: source=workflow)`, 400)
+  const urls = query.getAll('url')
+  const runIds = query.getAll('workflowRunId')
+  return { workflowOnly: source === 'workflow', urls: urls.length > 0 ? urls : undefined, runIds: runIds.length > 0 ? runIds : undefined }
+}
+
+/** Dead-letter ids matching the filter, newest first. */
+export async function filteredDlqIds(store: QueueStore, filter: DlqListFilter): Promise<string[]> {
+  const ids = texts(await store.call(['ZREVRANGE', store.dlqKey, '0', '-1']))
+  const messages = await store.loadMessages(ids)
+  return messages
+    .filter((message) => (!filter.workflowOnly || message.runId !== undefined) && (!filter.urls || filter.urls.includes(message.url)) && (!filter.runIds || (message.runId !== undefined && filter.runIds.includes(message.runId))))
+    .map((message) => message.id)
+}
+
 export function messageAdminRoutes({ store, wake }: MessageAdminDeps): Route[] {
   async function getMessage({ params }: ApiCall): Promise<HttpResponse> {
     const message = await store.loadMessage(params.id)

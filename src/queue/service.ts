@@ -28,7 +28,7 @@ import { QueueStore, StoreError, type AttemptLog, type MessageKind, type Message
 import { Worker, type QueueEvent } from './worker.js'
 import { matchRoute, type ApiCall, type Route } from './routes.js'
 import { claimDeduplication, DEFAULT_DEDUPLICATION_WINDOW_MS } from './dedup.js'
-import { messageAdminRoutes } from './message-admin.js'
+import { dlqListFilter, filteredDlqIds, messageAdminRoutes } from './message-admin.js'
 import { workflowDlqRoutes } from './workflow-dlq.js'
 import { inheritRunOptions } from './publish-options.js'
 import { hostedBackoff } from './retry-delay.js'
@@ -421,8 +421,8 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
     return { runs: await Promise.all(runs.map((run, index) => runView(run, counts[index]))), total }
   }
 
-  async function listDlq(offset = 0, count = 100): Promise<DeadLetter[]> {
-    const messages = await store.loadMessages(await store.dlqIds(offset, count))
+  async function listDlq(offset = 0, count = 100, ids?: readonly string[]): Promise<DeadLetter[]> {
+    const messages = await store.loadMessages(ids ?? (await store.dlqIds(offset, count)))
     return messages.map((message) => {
       const header: Record<string, string[]> = {}
       for (const [name, value] of Object.entries(message.headers)) header[name] = [value]
@@ -483,6 +483,12 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
 
   async function deadLetters({ query }: ApiCall): Promise<HttpResponse> {
     const { offset, count } = paging(query, 100)
+    const filter = dlqListFilter(query)
+    if (filter) {
+      const ids = await filteredDlqIds(store, filter)
+      const messages = await listDlq(0, 0, ids.slice(offset, offset + count))
+      return reply(200, { messages, ...(offset + count < ids.length ? { cursor: String(offset + count) } : {}) })
+    }
     const messages = await listDlq(offset, count)
     return reply(200, { messages, ...(messages.length === count ? { cursor: String(offset + count) } : {}) })
   }

@@ -92,6 +92,14 @@ describe('workflow DLQ actions with @upstash/workflow', () => {
     await expect(client.dlq.resume({ dlqId: 'msg_missing' })).rejects.toThrow(/dead letter msg_missing not found/)
   })
 
+  test('dlq.list filters by run id and refuses filters it does not know', async () => {
+    broken = true
+    const { workflowRunId, dlqId } = await failedRun(6)
+    const { messages } = await client.dlq.list({ filter: { workflowRunId } })
+    expect(messages.map((letter) => letter.dlqId)).toEqual([dlqId])
+    await expect(client.dlq.list({ filter: { label: 'x' } })).rejects.toThrow(/filter .*label.* is not supported by the restis queue service/)
+  })
+
   test('retryFailureFunction delivers a failed failure callback again', async () => {
     broken = true
     failureFunctionBroken = true
