@@ -37,6 +37,8 @@ Options:
                            processes can share it
   --retries <n>            default retries per message (default 3)
   --concurrency <n>        deliveries in flight (default 64)
+  --backoff local|hosted   delay before retry n: local 1s, 2s, 4s … 60s (default);
+                           hosted min(86400, e^(2.5n)) s, as the hosted queue
   --delivery-timeout <ms>  how long one delivery may take (default 30000)
   --lease <ms>             how long a claimed delivery stays reserved for this process (default timeout + 10000)
   --tls-cert <file>        serve HTTPS with this PEM certificate (or SERVICE_TLS_CERT); needs --tls-key
@@ -53,6 +55,7 @@ interface QueueSettings {
   readonly redis?: string
   readonly retries?: number
   readonly concurrency?: number
+  readonly backoff?: 'hosted'
   readonly deliveryTimeout?: number
   readonly leaseMs?: number
   readonly tls?: TlsFiles
@@ -78,6 +81,12 @@ function integer(value: string | undefined, name: string, min: number, max: numb
   return parsed
 }
 
+function backoffOf(value: string | undefined): 'hosted' | undefined {
+  if (value === undefined || value === 'local') return undefined
+  if (value === 'hosted') return 'hosted'
+  throw new Error(`invalid --backoff: ${value} (local or hosted)`)
+}
+
 /** The settings from the flags and environment; throws on a bad flag (the caller prints the usage). */
 function readSettings(argv: string[], env: NodeJS.ProcessEnv): QueueSettings {
   const { values } = parseArgs({
@@ -91,6 +100,7 @@ function readSettings(argv: string[], env: NodeJS.ProcessEnv): QueueSettings {
       redis: { type: 'string' },
       retries: { type: 'string' },
       concurrency: { type: 'string' },
+      backoff: { type: 'string' },
       'delivery-timeout': { type: 'string' },
       lease: { type: 'string' },
       'tls-cert': { type: 'string' },
@@ -113,6 +123,7 @@ function readSettings(argv: string[], env: NodeJS.ProcessEnv): QueueSettings {
     redis: values.redis,
     retries: integer(values.retries, 'retries', 0, 100),
     concurrency: integer(values.concurrency, 'concurrency', 1, 10_000),
+    backoff: backoffOf(values.backoff),
     deliveryTimeout: integer(values['delivery-timeout'], 'delivery-timeout', 1, 3_600_000),
     leaseMs: integer(values.lease, 'lease', 1, 3_600_000),
     tls: readTls(values['tls-cert'], values['tls-key'], env),
@@ -226,6 +237,7 @@ export async function runQueueCli(argv: string[], env: NodeJS.ProcessEnv): Promi
     nextSigningKey: state.credentials.nextSigningKey,
     retries: settings.retries,
     concurrency: settings.concurrency,
+    backoff: settings.backoff,
     deliveryTimeout: settings.deliveryTimeout,
     leaseMs: settings.leaseMs,
     onError: (error) => process.stderr.write(`restis queue: ${(error as Error)?.stack ?? error}\n`),

@@ -21,6 +21,7 @@ import { callKey, callMessage, callSettingsOf, isCallRequest } from './call.js'
 import { unwrapInvoke } from './invoke.js'
 import { validateStepRecord } from '../workflow/steps.js'
 import { MalformedDeliveryError } from '../workflow/errors.js'
+import { publishOptionsOf } from './publish-options.js'
 import { StoreError, type MessageRecord, type NewMessage, type NewRun, type RunRecord } from './store.js'
 
 const METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'])
@@ -31,7 +32,7 @@ const MAX_RETRIES = 100
 export type MessagePlan =
   | { readonly kind: 'init'; readonly run: NewRun; readonly message: NewMessage }
   | { readonly kind: 'step'; readonly runId: string; readonly stepKey: string; readonly stepJson: string; readonly message: NewMessage }
-  | { readonly kind: 'publish'; readonly message: NewMessage }
+  | { readonly kind: 'publish'; readonly message: NewMessage; readonly dedupId?: string }
   | { readonly kind: 'call'; readonly runId: string; readonly stepKey: string; readonly message: NewMessage }
 
 function bad(message: string): never {
@@ -158,6 +159,7 @@ export function planMessage(destination: string, headers: Headers, body: Uint8Ar
       const retries = retriesOf(headers, DEFAULT_RETRIES)
       const forward = destinationHeaders(headers)
       delete forward['content-type']
+      const { dedupId: _none, ...options } = publishOptionsOf(url, headers, forward, body, true)
       return {
         kind: 'init',
         run: {
@@ -183,6 +185,7 @@ export function planMessage(destination: string, headers: Headers, body: Uint8Ar
           stepName: 'init',
           stepType: 'Initial',
           expect: ['s:1', 'p:1'],
+          ...options,
         },
       }
     }
@@ -201,6 +204,7 @@ export function planMessage(destination: string, headers: Headers, body: Uint8Ar
       if (error instanceof MalformedDeliveryError) bad(error.message.replace('malformed workflow delivery: step record 0', 'invalid workflow step'))
       throw error
     }
+    const { dedupId: _none, ...options } = publishOptionsOf(url, headers, {}, body, true)
     const plan = step.stepId === 0
     const stepKey = plan ? `p:${step.targetStep}` : `s:${step.stepId}`
     const expect = plan ? [`s:${step.targetStep}`] : step.concurrent === 1 ? [`s:${step.stepId + 1}`, `p:${step.stepId + 1}`] : []
@@ -222,12 +226,16 @@ export function planMessage(destination: string, headers: Headers, body: Uint8Ar
         stepName: step.stepName,
         stepType: plan ? `${step.stepType} (plan)` : step.stepType,
         expect,
+        ...options,
       },
     }
   }
   const failureHeaders = failureHeadersOf(headers)
+  const forwarded = destinationHeaders(headers)
+  const { dedupId, ...options } = publishOptionsOf(url, headers, forwarded, body, false)
   return {
     kind: 'publish',
+    dedupId,
     message: {
       kind: 'publish',
       url,
@@ -238,6 +246,7 @@ export function planMessage(destination: string, headers: Headers, body: Uint8Ar
       dueAt,
       failureUrl,
       failureHeaders: failureUrl ? failureHeaders : undefined,
+      ...options,
     },
   }
 }

@@ -34,6 +34,11 @@ import { Schedules } from './schedules.js'
 import { UrlGroups } from './url-groups.js'
 import { Queues } from './queues.js'
 import { EventLog, type EventState, type MessageOrigin } from './events.js'
+import { claimDeduplication, DEFAULT_DEDUPLICATION_WINDOW_MS } from './dedup.js'
+import { dlqListFilter, filteredDlqIds, messageAdminRoutes } from './message-admin.js'
+import { workflowDlqRoutes } from './workflow-dlq.js'
+import { inheritRunOptions } from './publish-options.js'
+import { hostedBackoff } from './retry-delay.js'
 
 /** Options of {@link createQueueService}. @public */
 export interface QueueServiceOptions {
@@ -49,8 +54,14 @@ export interface QueueServiceOptions {
   readonly nextSigningKey?: string
   /** Retries of a message that does not name its own. Default 3. */
   readonly retries?: number
-  /** Delay before retry `n` (1-based) in ms. Default 1 s, 2 s, 4 s … capped at 1 min. */
-  readonly backoff?: (retry: number) => number
+  /**
+   * Delay before retry `n` (1-based) in ms. Default 1 s, 2 s, 4 s … capped at 1 min;
+   * `'hosted'`: the hosted queue's `min(86400, e^(2.5·n))` s. A message's `Upstash-Retry-Delay`
+   * and an answer's `Retry-After` take precedence.
+   */
+  readonly backoff?: ((retry: number) => number) | 'hosted'
+  /** How long a deduplication id (`Upstash-Deduplication-Id`, content-based) is remembered, ms. Default 10 min. */
+  readonly deduplicationWindow?: number
   /** How long one delivery may take, ms. Default 30 s. */
   readonly deliveryTimeout?: number
   /** How long a claimed delivery stays reserved for its process, ms. Default `deliveryTimeout` + 10 s. */
@@ -221,7 +232,7 @@ function error(status: number, message: string): HttpResponse {
 }
 
 /** Hosted-queue APIs the local service does not implement: 501 rather than 404. */
-const UNSUPPORTED: ReadonlySet<string> = new Set<string>()
+const UNSUPPORTED: ReadonlySet<string> = new Set(['flowControl'])
 
 function digest(value: string): Buffer {
   return sha256(value)
@@ -264,7 +275,7 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
     pollInterval: options.pollInterval ?? 500,
     deliveryTimeout,
     leaseMs: options.leaseMs ?? deliveryTimeout + 10_000,
-    backoff: options.backoff ?? defaultBackoff,
+    backoff: options.backoff === 'hosted' ? hostedBackoff : (options.backoff ?? defaultBackoff),
     emit,
     onError: options.onError ?? ((cause: unknown) => console.error('[restis queue]', cause)),
   })
@@ -308,12 +319,14 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
   async function schedule(plan: MessagePlan, origin: MessageOrigin = {}): Promise<Scheduled> {
     let scheduled: Scheduled
     if (plan.kind === 'init') scheduled = await store.createRun(plan.run, plan.message)
-    else if (plan.kind === 'step') scheduled = await store.appendStep(plan.runId, plan.stepKey, plan.stepJson, plan.message)
+    else if (plan.kind === 'step') scheduled = await store.appendStep(plan.runId, plan.stepKey, plan.stepJson, await inheritRunOptions(store, plan.runId, plan.message))
     else if (plan.kind === 'call') {
       if (plan.message.call) checkCallTimeout(plan.message.call, deliveryTimeout)
       scheduled = await store.addRunMessage(plan.runId, plan.stepKey, plan.message)
-    }
-    else scheduled = await store.addMessage(plan.message)
+    } else if (plan.dedupId !== undefined) {
+      const claim = await claimDeduplication(store, plan.dedupId, options.deduplicationWindow ?? DEFAULT_DEDUPLICATION_WINDOW_MS)
+      scheduled = claim.duplicate ? { messageId: claim.messageId, deduplicated: true } : await store.addMessage(plan.message, claim.messageId)
+    } else scheduled = await store.addMessage(plan.message)
     if (!scheduled.deduplicated) {
       const runId = plan.kind === 'init' ? plan.run.id : plan.kind === 'step' ? plan.runId : undefined
       await created(scheduled.messageId, runId === undefined ? origin : { ...origin, workflowRunId: runId })
@@ -490,8 +503,8 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
     return { runs: await Promise.all(runs.map((run, index) => runView(run, counts[index]))), total }
   }
 
-  async function listDlq(offset = 0, count = 100): Promise<DeadLetter[]> {
-    const messages = await store.loadMessages(await store.dlqIds(offset, count))
+  async function listDlq(offset = 0, count = 100, ids?: readonly string[]): Promise<DeadLetter[]> {
+    const messages = await store.loadMessages(ids ?? (await store.dlqIds(offset, count)))
     return messages.map((message) => {
       const header: Record<string, string[]> = {}
       for (const [name, value] of Object.entries(message.headers)) header[name] = [value]
@@ -556,21 +569,14 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
     return reply(200, { workflowRunId: params.id, state })
   }
 
-  async function resumeDeadLetters({ query }: ApiCall): Promise<HttpResponse> {
-    const ids = query.getAll('dlqIds')
-    if (ids.length === 0) return error(400, 'name the dead letters with dlqIds=<id> query parameters')
-    const workflowRuns: { workflowRunId?: string; workflowCreatedAt?: number }[] = []
-    for (const id of ids) {
-      const message = await store.replay(id)
-      worker.wake()
-      const run = message.runId ? await store.loadRun(message.runId) : undefined
-      workflowRuns.push({ workflowRunId: message.runId, workflowCreatedAt: run?.createdAt })
-    }
-    return reply(200, { workflowRuns })
-  }
-
   async function deadLetters({ query }: ApiCall): Promise<HttpResponse> {
     const { offset, count } = paging(query, 100)
+    const filter = dlqListFilter(query)
+    if (filter) {
+      const ids = await filteredDlqIds(store, filter)
+      const messages = await listDlq(0, 0, ids.slice(offset, offset + count))
+      return reply(200, { messages, ...(offset + count < ids.length ? { cursor: String(offset + count) } : {}) })
+    }
     const messages = await listDlq(offset, count)
     return reply(200, { messages, ...(messages.length === count ? { cursor: String(offset + count) } : {}) })
   }
@@ -612,7 +618,6 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
     { method: 'DELETE', path: 'workflows/runs', run: cancelRuns },
     { method: 'GET', path: 'workflows/runs/:id', run: runSteps },
     { method: 'DELETE', path: 'workflows/runs/:id', run: finishRun },
-    { method: 'POST', path: 'workflows/dlq/resume', run: resumeDeadLetters },
     { method: 'GET', path: 'dlq', run: deadLetters },
     { method: 'DELETE', path: 'dlq/:id', run: deleteDeadLetter },
     { method: 'POST', path: 'dlq/:id/replay', run: replayDeadLetter },
@@ -626,6 +631,8 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
     ...queues.routes(),
     { method: 'POST', path: 'enqueue/:name/*', run: enqueue },
     ...eventLog.routes(),
+    ...messageAdminRoutes({ store, wake: () => worker.wake() }),
+    ...workflowDlqRoutes({ store, wake: () => worker.wake() }),
   ]
 
   /** The pages (no token: the page asks for it) and the API (the token first). */

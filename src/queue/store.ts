@@ -23,6 +23,7 @@ import { randomUUID } from 'node:crypto'
 import type { Executor } from '../executor/executor.js'
 import { isReplyError, type Command, type Reply } from '../reply.js'
 import type { CallSettings } from './call.js'
+import type { FlowControl } from './flow-control.js'
 
 /** States of a run, as the hosted queue names them. @public */
 export type RunState = 'RUN_STARTED' | 'RUN_SUCCESS' | 'RUN_FAILED' | 'RUN_CANCELED'
@@ -96,6 +97,14 @@ export interface MessageRecord {
   readonly note?: string
   /** A third-party call's timeout and callback (kind `call`). */
   readonly call?: CallSettings
+  /** `Upstash-Retry-Delay`: the expression giving the delay before a retry, ms. */
+  readonly retryDelay?: string
+  /** `Upstash-Callback`: where the destination's answer is posted after a delivery. */
+  readonly callbackUrl?: string
+  /** `Upstash-Callback-*` headers, prefix removed. */
+  readonly callbackHeaders?: Record<string, string>
+  /** `Upstash-Flow-Control-Key` / `-Value`. */
+  readonly flowControl?: FlowControl
 }
 
 /** One entry of a message's attempt log. @public */
@@ -126,7 +135,7 @@ export class StoreError extends Error {
 
 const decoder = new TextDecoder()
 
-function text(reply: Reply): string | undefined {
+export function text(reply: Reply): string | undefined {
   if (reply === null || reply === undefined) return undefined
   if (reply instanceof Uint8Array) return decoder.decode(reply)
   if (typeof reply === 'number' || typeof reply === 'bigint') return String(reply)
@@ -182,6 +191,10 @@ export interface NewMessage {
   readonly failureUrl?: string
   readonly failureHeaders?: Record<string, string>
   readonly call?: CallSettings
+  readonly retryDelay?: string
+  readonly callbackUrl?: string
+  readonly callbackHeaders?: Record<string, string>
+  readonly flowControl?: FlowControl
 }
 
 /** Fields of a new run. */
@@ -303,6 +316,10 @@ export class QueueStore {
     if (message.failureUrl !== undefined) fields.failureUrl = message.failureUrl
     if (message.failureHeaders !== undefined) fields.failureHeaders = JSON.stringify(message.failureHeaders)
     if (message.call !== undefined) fields.call = JSON.stringify(message.call)
+    if (message.retryDelay !== undefined) fields.retryDelay = message.retryDelay
+    if (message.callbackUrl !== undefined) fields.callbackUrl = message.callbackUrl
+    if (message.callbackHeaders !== undefined) fields.callbackHeaders = JSON.stringify(message.callbackHeaders)
+    if (message.flowControl !== undefined) fields.flowControl = JSON.stringify(message.flowControl)
     return Object.entries(fields).flat()
   }
 
@@ -318,8 +335,7 @@ export class QueueStore {
   // ---- scheduling
 
   /** A plain message (publish, or a batch entry that is not part of a workflow). */
-  async addMessage(message: NewMessage): Promise<Scheduled> {
-    const id = randomId('msg')
+  async addMessage(message: NewMessage, id = randomId('msg')): Promise<Scheduled> {
     await this.multi(this.createCommands(id, message, {}))
     return { messageId: id }
   }
@@ -726,5 +742,9 @@ function toMessage(map: Map<string, Uint8Array>): MessageRecord | undefined {
     failureHeaders: jsonField(map, 'failureHeaders', undefined),
     note: field(map, 'note'),
     call: jsonField(map, 'call', undefined),
+    retryDelay: field(map, 'retryDelay'),
+    callbackUrl: field(map, 'callbackUrl'),
+    callbackHeaders: jsonField(map, 'callbackHeaders', undefined),
+    flowControl: jsonField(map, 'flowControl', undefined),
   }
 }

@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto'
 import http from 'node:http'
 import https from 'node:https'
 import {
+  DEFAULT_RETRIES,
   CREATED_AT_HEADER,
   LABEL_HEADER,
   MESSAGE_ID_HEADER,
@@ -23,6 +24,9 @@ import { StoreError, type AttemptLog, type MessageRecord, type QueueStore, type 
 import { callbackKey, callbackMessage, type CallOutcome } from './call.js'
 import { expireWait } from './wait.js'
 import { resumeInvoker } from './invoke.js'
+import { callbackMessage as successCallbackMessage } from './callbacks.js'
+import { acquireFlowSlot, releaseFlowSlotCommand } from './flow-control.js'
+import { retryDelayMs } from './retry-delay.js'
 import type { Command } from '../reply.js'
 
 /** Something that happened in the queue, for observers. @public */
@@ -246,6 +250,11 @@ export class Worker {
       await store.call(['DEL', store.messageLockKey(id)])
       return
     }
+    if (message.state === 'canceled') {
+      // canceled through the API after this process saw it due
+      await store.multi([['ZREM', store.dueKey, id], ['DEL', store.messageLockKey(id)]])
+      return
+    }
     const attempt = message.retried
     if (message.kind === 'wait') {
       // a waiter's deadline: no HTTP call, the run resumes with `timeout: true` unless notified first
@@ -298,6 +307,7 @@ export class Worker {
         return
       }
     }
+    if (message.flowControl && (await this.waitForFlowSlot(message))) return
     // Stored header names are lower case; these replace any forwarded copy.
     headers[MESSAGE_ID_HEADER.toLowerCase()] = id
     headers[RETRIED_HEADER.toLowerCase()] = String(attempt)
@@ -349,6 +359,13 @@ export class Worker {
       await this.finish(message, { state: 'delivered', deliveredAt: String(now), lastStatus: String(status), retried: String(attempt + 1) }, undefined, base)
       this.options.emit({ type: 'attempt', messageId: id, runId: message.runId, attempt, outcome: 'delivered', status })
       if (message.call) await this.scheduleCallback(message, run, { status, header: respHeaders.multi, body: responseText, timedOut: false })
+      else {
+        const callback = successCallbackMessage(message, { status, header: respHeaders.multi, body: responseText }, attempt, DEFAULT_RETRIES)
+        if (callback) {
+          await store.addMessage(callback)
+          this.wake()
+        }
+      }
       return
     }
     const reason = error ?? (status === undefined ? 'no response' : `status ${status}${nonRetryable ? ' (non-retryable)' : ''}`)
@@ -360,7 +377,8 @@ export class Worker {
     }
     if (status !== undefined) lastFields.lastStatus = String(status)
     if (!nonRetryable && attempt < message.retries) {
-      const delay = retryAfter ?? Math.max(0, this.options.backoff(attempt + 1))
+      // Retry-After of the answer, else the message's Upstash-Retry-Delay (retried = retries so far), else the backoff
+      const delay = retryAfter ?? (message.retryDelay !== undefined ? retryDelayMs(message.retryDelay, attempt) : Math.max(0, this.options.backoff(attempt + 1)))
       const next = now + delay
       await this.finish(message, { ...lastFields, state: 'pending', dueAt: String(next) }, next, { ...base, outcome: 'retry', nextAttemptAt: next })
       this.options.emit({ type: 'attempt', messageId: id, runId: message.runId, attempt, outcome: 'retry', status, error: reason })
@@ -387,7 +405,27 @@ export class Worker {
   }
 
   private async finish(message: MessageRecord, fields: Record<string, string>, dueAt: number | undefined, log: AttemptLog, extra: Command[] = []): Promise<void> {
-    await this.options.store.settle(message.id, fields, dueAt, log, extra)
+    const { store } = this.options
+    const release = message.flowControl ? [releaseFlowSlotCommand(store, message.flowControl, message.id)] : []
+    await store.settle(message.id, fields, dueAt, log, [...extra, ...release])
+    if (release.length > 0) this.wake() // a slot is free: a message waiting for it may go now
+  }
+
+  /**
+   * Takes the message's flow-control slot. Without one the message goes back to the schedule for
+   * when a slot may be free (no attempt spent, its lease released) and this returns true.
+   */
+  private async waitForFlowSlot(message: MessageRecord): Promise<boolean> {
+    const { store, leaseMs } = this.options
+    const now = Date.now()
+    const retryAt = await acquireFlowSlot(store, message.flowControl!, message.id, now, now + leaseMs)
+    if (retryAt === 0) return false
+    await store.multi([
+      ['ZADD', store.dueKey, String(retryAt), message.id],
+      ['HSET', store.messageKey(message.id), 'state', 'pending', 'note', `waiting for flow control ${message.flowControl!.key}`],
+      ['DEL', store.messageLockKey(message.id)],
+    ])
+    return true
   }
 
   /** A message failed for good: fail its run and schedule the failure callback. */

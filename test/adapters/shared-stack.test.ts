@@ -50,10 +50,10 @@ describe('queue service', () => {
 
   test('unknown paths are 404, the hosted APIs the service lacks 501, and a missing token 401 before either', async () => {
     expect((await fetch(`${url}/v2/nowhere/at/all`, { headers: auth })).status).toBe(404)
-    const wait = await fetch(`${url}/v2/wait/e1`, { headers: auth })
-    expect(wait.status).toBe(501)
-    expect(await wait.json()).toEqual({ error: 'wait is not supported by the restis queue service' })
-    expect((await fetch(`${url}/v2/wait/e1`)).status).toBe(401)
+    const flowControl = await fetch(`${url}/v2/flowControl/k1`, { headers: auth })
+    expect(flowControl.status).toBe(501)
+    expect(await flowControl.json()).toEqual({ error: 'flowControl is not supported by the restis queue service' })
+    expect((await fetch(`${url}/v2/flowControl/k1`)).status).toBe(401)
     expect((await fetch(`${url}/v2/keys`, { headers: auth })).status).toBe(200)
   })
 

@@ -1,0 +1,124 @@
+/**
+ * The workflow side of the dead-letter list, as `@upstash/workflow`'s `client.dlq` calls it:
+ * `POST /v2/workflows/dlq/resume` (deliver the failed step again; finished steps are kept),
+ * `POST /v2/workflows/dlq/restart` (a new run with the same payload and settings, from the
+ * first step), both by `dlqIds=…` or in bulk (every workflow dead letter, or those of `url=…`),
+ * and `POST /v2/workflows/dlq/callback/:dlqId` (deliver a failed failure callback again).
+ * `Upstash-Retries` on a restart sets the new run's retries; on a resume, and flow control on
+ * either, it is refused rather than ignored.
+ */
+import { randomBytes } from 'node:crypto'
+import { jsonResponse, fetchHeaders, type HttpResponse } from '../adapters/http.js'
+import { RETRIES_HEADER } from '../workflow/constants.js'
+import { FLOW_CONTROL_KEY_HEADER, FLOW_CONTROL_VALUE_HEADER } from './flow-control.js'
+import { dlqSelection } from './message-admin.js'
+import type { ApiCall, Route } from './routes.js'
+import { StoreError, type MessageRecord, type QueueStore, type RunRecord } from './store.js'
+
+export interface WorkflowDlqDeps {
+  readonly store: QueueStore
+  readonly wake: () => void
+}
+
+const RUN_ID_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-'
+
+function newRunId(): string {
+  return `wfr_${[...randomBytes(21)].map((byte) => RUN_ID_ALPHABET[byte & 63]).join('')}`
+}
+
+/** The dead letter's workflow message and run; a 404 / 400 with the reason otherwise. */
+async function deadWorkflowMessage(store: QueueStore, dlqId: string): Promise<{ message: MessageRecord; run: RunRecord }> {
+  const message = await store.loadMessage(dlqId)
+  if (!message || !(await store.inDlq(dlqId))) throw new StoreError(`dead letter ${dlqId} not found`, 404)
+  if (message.kind !== 'workflow' || message.runId === undefined) throw new StoreError(`dead letter ${dlqId} is not a workflow step (replay it with POST /v2/dlq/retry)`, 400)
+  const run = await store.loadRun(message.runId)
+  if (!run) throw new StoreError(`workflow run ${message.runId} not found`, 404)
+  return { message, run }
+}
+
+function refuseFlowControl(headers: Headers, action: string): void {
+  if (headers.has(FLOW_CONTROL_KEY_HEADER) || headers.has(FLOW_CONTROL_VALUE_HEADER)) {
+    throw new StoreError(`flow control on a workflow DLQ ${action} is not supported by the restis queue service: the run keeps the flow control of its messages`, 400)
+  }
+}
+
+export function workflowDlqRoutes({ store, wake }: WorkflowDlqDeps): Route[] {
+  async function resume({ request, query }: ApiCall): Promise<HttpResponse> {
+    const headers = fetchHeaders(request.headers)
+    refuseFlowControl(headers, 'resume')
+    if (headers.has(RETRIES_HEADER)) throw new StoreError(`${RETRIES_HEADER} on a workflow DLQ resume is not supported by the restis queue service: the step is delivered again with the run's retries`, 400)
+    const { ids, more } = await dlqSelection(store, query, 'workflow')
+    const workflowRuns: { workflowRunId: string; workflowCreatedAt: number }[] = []
+    for (const id of ids) {
+      const { run } = await deadWorkflowMessage(store, id)
+      await store.replay(id)
+      workflowRuns.push({ workflowRunId: run.id, workflowCreatedAt: run.createdAt })
+    }
+    if (workflowRuns.length > 0) wake()
+    return jsonResponse(200, { workflowRuns, ...(more ? { cursor: 'next' } : {}) })
+  }
+
+  async function restart({ request, query }: ApiCall): Promise<HttpResponse> {
+    const headers = fetchHeaders(request.headers)
+    refuseFlowControl(headers, 'restart')
+    const retriesHeader = headers.get(RETRIES_HEADER)
+    const retries = retriesHeader === null ? undefined : Number(retriesHeader)
+    if (retries !== undefined && !(Number.isInteger(retries) && retries >= 0 && retries <= 100)) throw new StoreError(`invalid ${RETRIES_HEADER} ${JSON.stringify(retriesHeader)}: an integer from 0 to 100`, 400)
+    const { ids, more } = await dlqSelection(store, query, 'workflow')
+    const workflowRuns: { workflowRunId: string; workflowCreatedAt: number }[] = []
+    for (const id of ids) {
+      const { run } = await deadWorkflowMessage(store, id)
+      const init = await store.loadMessage(run.initMessageId)
+      if (!init) throw new StoreError(`the start message of workflow run ${run.id} is gone; it cannot be restarted`, 400)
+      const runId = newRunId()
+      const payload = Buffer.from(run.sourceBody, 'base64')
+      const runRetries = retries ?? run.retries
+      await store.createRun(
+        { id: runId, url: run.url, retries: runRetries, failureUrl: run.failureUrl, failureHeaders: run.failureHeaders, forward: run.forward, label: run.label, payload },
+        {
+          kind: 'workflow',
+          url: init.url,
+          method: init.method,
+          headers: init.headers,
+          body: payload,
+          retries: runRetries,
+          dueAt: Date.now(),
+          stepId: 0,
+          stepName: 'init',
+          stepType: 'Initial',
+          expect: ['s:1', 'p:1'],
+          retryDelay: init.retryDelay,
+          flowControl: init.flowControl,
+        },
+      )
+      await store.deleteDlq(id)
+      const created = await store.loadRun(runId)
+      workflowRuns.push({ workflowRunId: runId, workflowCreatedAt: created?.createdAt ?? Date.now() })
+    }
+    if (workflowRuns.length > 0) wake()
+    return jsonResponse(200, { workflowRuns, ...(more ? { cursor: 'next' } : {}) })
+  }
+
+  /** The dead letter may be the failure callback itself or the failed step whose callback failed. */
+  async function retryFailureCallback({ params }: ApiCall): Promise<HttpResponse> {
+    const message = await store.loadMessage(params.dlqId)
+    if (!message || !(await store.inDlq(params.dlqId))) throw new StoreError(`dead letter ${params.dlqId} not found`, 404)
+    let callbackId = message.kind === 'failure' ? message.id : undefined
+    const run = message.runId ? await store.loadRun(message.runId) : undefined
+    if (callbackId === undefined) {
+      const callback = run?.failureCallbackMessageId ? await store.loadMessage(run.failureCallbackMessageId) : undefined
+      if (!callback) throw new StoreError(`dead letter ${params.dlqId} has no failure callback`, 400)
+      if (callback.state !== 'failed' || !(await store.inDlq(callback.id))) throw new StoreError(`the failure callback of dead letter ${params.dlqId} did not fail (it is ${callback.state})`, 400)
+      callbackId = callback.id
+    }
+    await store.replay(callbackId)
+    wake()
+    return jsonResponse(200, { workflowRunId: run?.id, workflowCreatedAt: run?.createdAt })
+  }
+
+  return [
+    { method: 'POST', path: 'workflows/dlq/resume', run: resume },
+    { method: 'POST', path: 'workflows/dlq/restart', run: restart },
+    { method: 'POST', path: 'workflows/dlq/callback/:dlqId', run: retryFailureCallback },
+  ]
+}
