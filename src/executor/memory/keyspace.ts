@@ -122,14 +122,18 @@ export class Database {
   }
 
   /**
-   * The live value of `key` without counting an access (OBJECT IDLETIME and FREQ must not reset
-   * what they report, as Redis's LOOKUP_NOTOUCH).
+   * The live value of `key` without counting an access (TYPE, EXISTS, TTL: Redis's
+   * LOOKUP_NOTOUCH). A miss still reports `keymiss`, as Redis does, unless `notify` is false
+   * (OBJECT: LOOKUP_NONOTIFY too).
    */
-  peek(key: string, time: TimeSource): Value | undefined {
+  peek(key: string, time: TimeSource, notify = true): Value | undefined {
     const value = this.data.get(key)
-    if (value === undefined || this.expires.size === 0) return value
+    if (value === undefined) return notify && this.shared.reportMisses ? this.reportMiss(key) : undefined
+    if (this.expires.size === 0) return value
     const at = this.expires.get(key)
-    return at !== undefined && at < time.now && !this.loading ? this.expire(key) : value
+    if (at === undefined || at >= time.now || this.loading) return value
+    this.expire(key)
+    return notify && this.shared.reportMisses ? this.reportMiss(key) : undefined
   }
 
   /**

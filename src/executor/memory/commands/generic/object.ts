@@ -80,7 +80,7 @@ export function encodingOf(value: Value): string {
 }
 
 function objectEncoding(ctx: CommandContext, argv: readonly string[]): Out {
-  const value = ctx.db.peek(argv[2], ctx)
+  const value = ctx.db.peek(argv[2], ctx, false)
   if (value === undefined) return null
   return (typeof value === 'string' && ctx.db.stringEncodings.get(argv[2])) || encodingOf(value)
 }
@@ -90,7 +90,7 @@ function objectEncoding(ctx: CommandContext, argv: readonly string[]): Out {
  * per-object access clock (`MAXMEMORY_FLAG_NO_SHARED_INTEGERS`).
  */
 function objectRefcount(ctx: CommandContext, argv: readonly string[]): Out {
-  const value = ctx.db.peek(argv[2], ctx)
+  const value = ctx.db.peek(argv[2], ctx, false)
   if (value === undefined) return null
   if (typeof value !== 'string') return 1
   const integer = integerEncoded(value)
@@ -102,7 +102,7 @@ function objectRefcount(ctx: CommandContext, argv: readonly string[]): Out {
 }
 
 function objectIdletime(ctx: CommandContext, argv: readonly string[]): Out {
-  const value = ctx.db.peek(argv[2], ctx)
+  const value = ctx.db.peek(argv[2], ctx, false)
   if (value === undefined) return null
   if (isLfuPolicy(ctx)) return LFU_SELECTED
   // The access clock has second resolution; read the time so it is current for this answer.
@@ -111,7 +111,7 @@ function objectIdletime(ctx: CommandContext, argv: readonly string[]): Out {
 }
 
 function objectFreq(ctx: CommandContext, argv: readonly string[]): Out {
-  const value = ctx.db.peek(argv[2], ctx)
+  const value = ctx.db.peek(argv[2], ctx, false)
   if (value === undefined) return null
   if (!isLfuPolicy(ctx)) return LFU_NOT_SELECTED
   void ctx.now
