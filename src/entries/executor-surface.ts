@@ -7,4 +7,6 @@
  */
 export type { Executor, ExecutorSession, CallContext, Subscription, PubSubEvent, MonitorEvent } from '../executor/executor.js'
 export { NULL_ARRAY, ReplyError, Status } from '../reply.js'
-export type { Arg, Bytes, Command, NullArray, Reply } from '../reply.js'
+// RESP3's reply types: the Reply union names them (the RESP listener's HELLO 3 connections).
+export { AttributedReply, BigNumber, BlobError, ReplyDouble, ReplyMap, ReplyPush, ReplySet, VerbatimString } from '../reply.js'
+export type { Arg, Bytes, Command, NullArray, Reply, Resp3Reply } from '../reply.js'
