@@ -864,7 +864,7 @@ class Client {
     // A command that may block holds the connection's input back until it answers.
     if (!ConnectionSession.mayBlock(name)) return this.#call(argv)
     this.#barrier = true
-    return this.#session.exec(argv, this.#context, true)
+    return this.#session.exec(argv, this.#context)
   }
 
   /**
@@ -888,7 +888,7 @@ class Client {
 
   /** Runs a command on the executor; rejections become error replies. */
   #call(argv: Command): Promise<Reply> {
-    return this.#session.exec(argv, this.#context, false)
+    return this.#session.exec(argv, this.#context)
   }
 
   /**
