@@ -470,9 +470,10 @@ class Client {
   }
 
   #makeContext(): CallContext {
-    const context: { db: number; client: string; user?: string; password?: string; noTouch?: boolean; resp?: 3 } = { db: this.#db, client: this.#address }
+    const context: { db: number; client: string; user?: string; password?: string; noTouch?: boolean; resp?: 3; session?: number } = { db: this.#db, client: this.#address }
     if (this.#record.noTouch) context.noTouch = true
     if (this.#resp === 3) context.resp = 3 // scripts' RESP3 replies (CallContext.resp)
+    if (this.#session.id !== undefined) context.session = this.#session.id // WAITAOF: the connection's writes
     const runAs = this.#readonly ? this.#shared.options.readonlyUser : undefined
     if (runAs !== undefined) {
       context.user = runAs.user
@@ -864,7 +865,7 @@ class Client {
     // A command that may block holds the connection's input back until it answers.
     if (!ConnectionSession.mayBlock(name)) return this.#call(argv)
     this.#barrier = true
-    return this.#session.exec(argv, this.#context)
+    return this.#session.exec(argv, this.#context, true)
   }
 
   /**
@@ -888,7 +889,7 @@ class Client {
 
   /** Runs a command on the executor; rejections become error replies. */
   #call(argv: Command): Promise<Reply> {
-    return this.#session.exec(argv, this.#context)
+    return this.#session.exec(argv, this.#context, false)
   }
 
   /**

@@ -41,12 +41,11 @@ export class ConnectionSession {
   }
 
   /**
-   * Runs one command: on the session when there is one, so that the connection's writes are its
-   * own (WAITAOF waits for the last write this connection logged, as Redis's per-client offset);
-   * else on the executor's `exec`, where a command that may block gets its own upstream connection.
+   * Runs one command. Only a command that may block needs the session; the others go to the
+   * executor's `exec` as they always did (the session would run them alike).
    */
-  exec(command: Command, context: CallContext): Promise<Reply> {
-    return this.#session !== undefined ? this.#session.exec(command, context) : this.#executor.exec(command, context)
+  exec(command: Command, context: CallContext, mayBlock: boolean): Promise<Reply> {
+    return mayBlock && this.#session !== undefined ? this.#session.exec(command, context) : this.#executor.exec(command, context)
   }
 
   /** WATCH key …: on the session, or refused with the reason. */
