@@ -470,9 +470,10 @@ class Client {
   }
 
   #makeContext(): CallContext {
-    const context: { db: number; client: string; user?: string; password?: string; noTouch?: boolean; resp?: 3 } = { db: this.#db, client: this.#address }
+    const context: { db: number; client: string; user?: string; password?: string; noTouch?: boolean; resp?: 3; session?: number } = { db: this.#db, client: this.#address }
     if (this.#record.noTouch) context.noTouch = true
     if (this.#resp === 3) context.resp = 3 // scripts' RESP3 replies (CallContext.resp)
+    if (this.#session.id !== undefined) context.session = this.#session.id // WAITAOF: the connection's writes
     const runAs = this.#readonly ? this.#shared.options.readonlyUser : undefined
     if (runAs !== undefined) {
       context.user = runAs.user

@@ -28,6 +28,12 @@ export interface CallContext {
    * in RESP2 and the listener reshapes it.
    */
   readonly resp?: 2 | 3
+  /**
+   * The id of the caller's executor session ({@link ExecutorSession.id}: the RESP listener's
+   * connection) when the call runs outside it: its writes still count as the connection's, for
+   * WAITAOF, which waits for the last write its connection made.
+   */
+  readonly session?: number
 }
 
 /**

@@ -15,7 +15,7 @@ import type { Out, Session } from './command.js'
 import type { Database } from './keyspace.js'
 
 /** What a client waits for: the type of value that can serve it, or WAIT's replicas. */
-export type BlockKind = 'list' | 'zset' | 'stream' | 'wait'
+export type BlockKind = 'list' | 'zset' | 'stream' | 'wait' | 'waitaof'
 
 /** What a blocking command that found nothing leaves to the registry. */
 export interface BlockSpec {
@@ -183,6 +183,18 @@ export class Blocking {
       kind = this.valueKind(db, key)
       // The value was used up (a list or sorted set is deleted once empty): the rest wait on.
       if (kind === undefined && client.spec.kind !== 'stream') break
+    }
+  }
+
+  /**
+   * Serves the clients blocked on no key with `kind` (WAITAOF once the AOF synced further), in
+   * the order they blocked: each whose {@link BlockSpec.serve} answers now is answered.
+   */
+  serveKeyless(kind: BlockKind): void {
+    for (const client of [...this.bySession.values()]) {
+      if (client.spec.kind !== kind || client.keys.length !== 0) continue
+      const out = client.spec.serve('')
+      if (out !== undefined) this.finish(client, out)
     }
   }
 

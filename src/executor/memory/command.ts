@@ -41,6 +41,8 @@ export interface Session {
    * inside MULTI and scripts.
    */
   canBlock?: boolean
+  /** The engine's logged-unit offset right after this session's last logged write (WAITAOF; Redis's `woff`). */
+  loggedOffset?: number
   /** The keys this connection WATCHes, once it watched any. */
   watch?: WatchState
 }

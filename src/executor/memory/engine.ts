@@ -33,6 +33,8 @@ export interface PropagatedOp {
  */
 export interface PropagationTarget {
   writeUnit(ops: readonly PropagatedOp[]): void
+  /** The {@link Engine.loggedUnits} offset up to which the logged units are on disk (WAITAOF). */
+  readonly syncedOffset: number
 }
 
 /** Options of the in-memory engine. @public */
@@ -202,6 +204,11 @@ export class Engine {
    * and then no propagated form is computed at all.
    */
   propagationTarget: PropagationTarget | undefined
+  /**
+   * Units handed to {@link Engine.propagationTarget} so far (Redis's replication offset, counted in
+   * units): the offset of the last one, which the target reports back once it is on disk (WAITAOF).
+   */
+  loggedUnits = 0
   /**
    * While set, write commands are refused with it before running: Redis's MISCONF while the
    * append-only file cannot be written.
@@ -458,7 +465,7 @@ export class Engine {
     } finally {
       if (ownBudget) session.replyBudget = undefined
       this.inTransaction = false
-      if (--this.depth === 0) this.endUnit()
+      if (--this.depth === 0) this.endUnit(session)
       this.insideExec = false
     }
     this.feedMonitors(session, EXEC_ARGV)
@@ -514,7 +521,7 @@ export class Engine {
     try {
       return this.runCommand(session, argv, resolved, now)
     } finally {
-      if (--this.depth === 0) this.endUnit()
+      if (--this.depth === 0) this.endUnit(session)
     }
   }
 
@@ -639,14 +646,18 @@ export class Engine {
   propagate(dbIndex: number, argv: readonly string[]): void {
     const target = this.propagationTarget
     if (target === undefined) return
-    if (this.depth === 0) target.writeUnit([{ db: dbIndex, argv }])
-    else this.unit.push({ db: dbIndex, argv })
+    if (this.depth === 0) {
+      this.loggedUnits++
+      target.writeUnit([{ db: dbIndex, argv }])
+    } else this.unit.push({ db: dbIndex, argv })
   }
 
-  private endUnit(): void {
+  /** Logs the writes of the unit that ended; `session` ran it, and WAITAOF waits on its offset. */
+  private endUnit(session: Session): void {
     if (this.unit.length === 0) return
     const ops = this.unit
     this.unit = []
+    session.loggedOffset = ++this.loggedUnits
     this.propagationTarget?.writeUnit(ops)
   }
 

@@ -75,8 +75,13 @@ export class MemoryExecutor implements Executor {
   openSession(context?: CallContext): ExecutorSession {
     if (this.#closed) throw new BackendUnavailableError('executor closed')
     this.sessionHost ??= this.hostForSessions()
-    return new MemorySession(this.sessionHost, this.session(context))
+    const session = this.session(context)
+    this.openSessions.set(session.id, session)
+    return new MemorySession(this.sessionHost, session)
   }
+
+  /** The sessions open (by id), so a call outside its session still records its writes there. */
+  private readonly openSessions = new Map<number, Session>()
 
   private sessionHost: SessionHost | undefined
 
@@ -100,6 +105,7 @@ export class MemoryExecutor implements Executor {
         return this.runTransaction(commands, session, true)
       },
       durable: (value, failed) => this.whenDurable(value, failed),
+      release: (session) => this.openSessions.delete(session.id),
       toReply,
     }
   }
@@ -287,7 +293,15 @@ export class MemoryExecutor implements Executor {
       if (refusal !== null) return refusal
       return toReply(this.engine.call(session ?? this.session(context), argv))
     }
-    return toReply(this.engine.execute(session ?? this.session(context), argv, resolved))
+    if (session !== undefined) return toReply(this.engine.execute(session, argv, resolved))
+    const own = this.session(context)
+    const reply = toReply(this.engine.execute(own, argv, resolved))
+    // A connection's command run outside its session: its write is the connection's (WAITAOF).
+    if (own.loggedOffset !== undefined && context?.session !== undefined) {
+      const connection = this.openSessions.get(context.session)
+      if (connection !== undefined) connection.loggedOffset = own.loggedOffset
+    }
+    return reply
   }
 
   private session(context: CallContext | undefined): Session {

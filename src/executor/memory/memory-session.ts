@@ -18,6 +18,8 @@ export interface SessionHost {
   runOn(session: Session, command: Command, context: CallContext | undefined): Reply
   /** Runs a transaction on `session`, honouring its watches. */
   transactionOn(session: Session, commands: readonly Command[], context: CallContext | undefined): Promise<Reply[] | ReplyError | NullArray>
+  /** Forgets a closed session. */
+  release(session: Session): void
   /** Releases a reply once the writes so far are durable (AOF). */
   durable<T>(value: T, failed: (error: ReplyError) => T): Promise<T>
   toReply(out: Out): Reply
@@ -83,6 +85,7 @@ export class MemorySession implements ExecutorSession {
     this.#closed = true
     const engine = this.host.engine
     engine.blocking.cancel(this.session.id)
+    this.host.release(this.session)
     if (this.session.watch !== undefined) engine.watches.unwatchAll(this.session.watch)
   }
 }

@@ -91,6 +91,12 @@ export class AppendOnlyFile implements PropagationTarget {
   private bufferDurable: Durable | undefined
   private inFlight: Durable | undefined
   private flushScheduled = false
+  /** The engine's logged-unit offset of the last unit in {@link buffer}. */
+  private bufferOffset: number
+  /** The offset of the last unit handed to the OS, not necessarily on disk yet. */
+  private writtenOffset: number
+  /** The offset of the last unit known on disk (fsynced): what WAITAOF's numlocal waits for. */
+  syncedOffset: number
   private selectedDb = -1
   private unsynced = false
   private incrSize = 0
@@ -125,6 +131,8 @@ export class AppendOnlyFile implements PropagationTarget {
     this.log = options.log ?? (() => {})
     this.fsyncTimer = setInterval(() => this.fsyncEverySecond(), FSYNC_EVERY_MS)
     this.fsyncTimer.unref?.()
+    // What was logged before this file existed is in its base, written and synced when it starts.
+    this.bufferOffset = this.writtenOffset = this.syncedOffset = engine.loggedUnits
   }
 
   /**
@@ -342,6 +350,7 @@ export class AppendOnlyFile implements PropagationTarget {
     }
     if (wrap) text += EXEC
     this.buffer += text
+    this.bufferOffset = this.engine.loggedUnits
     this.bufferDurable ??= durablePromise()
     if (!this.flushScheduled) {
       this.flushScheduled = true
@@ -366,6 +375,7 @@ export class AppendOnlyFile implements PropagationTarget {
     if (this.rewriteRequested) return this.startRewriteNow()
     const bytes = Buffer.from(this.buffer, 'latin1')
     const durable = this.bufferDurable ?? durablePromise()
+    const offset = this.bufferOffset
     this.buffer = ''
     this.bufferDurable = undefined
     this.inFlight = durable
@@ -379,17 +389,17 @@ export class AppendOnlyFile implements PropagationTarget {
       } catch (thrown) {
         error = thrown as NodeJS.ErrnoException
       }
-      return this.flushed(bytes, error, durable)
+      return this.flushed(bytes, error, durable, offset)
     }
     // The fsync takes milliseconds: off the event loop, which meanwhile serves reads and gathers
     // the next turns' writes for the next flush (group commit).
     writeFully(fd, bytes, (error) => {
-      if (error !== null) return this.flushed(bytes, error, durable)
-      fs.fdatasync(fd, (syncError) => this.flushed(bytes, syncError, durable))
+      if (error !== null) return this.flushed(bytes, error, durable, offset)
+      fs.fdatasync(fd, (syncError) => this.flushed(bytes, syncError, durable, offset))
     })
   }
 
-  private flushed(bytes: Buffer, error: NodeJS.ErrnoException | null, durable: Durable): void {
+  private flushed(bytes: Buffer, error: NodeJS.ErrnoException | null, durable: Durable, offset: number): void {
     this.inFlight = undefined
     if (this.closed) {
       // close() finishes the file once this flush is done; no retry, no rewrite after that.
@@ -399,6 +409,8 @@ export class AppendOnlyFile implements PropagationTarget {
     if (error !== null) return this.writeFailed(bytes, error, durable)
     this.incrSize += bytes.length
     this.unsynced = this.policy !== 'always'
+    this.writtenOffset = offset
+    if (this.policy === 'always') this.synced(offset)
     if (this.lastWriteError !== undefined) this.writeRecovered()
     durable.resolve(undefined)
     if (this.rewriteRequested && this.buffer === '') this.startRewriteNow()
@@ -440,9 +452,21 @@ export class AppendOnlyFile implements PropagationTarget {
   private fsyncEverySecond(): void {
     if (this.policy !== 'everysec' || !this.unsynced || this.fd < 0) return
     this.unsynced = false
+    const offset = this.writtenOffset
     fs.fdatasync(this.fd, (error) => {
       if (error !== null) this.unsynced = true
+      else this.synced(offset)
     })
+  }
+
+  /**
+   * The units up to `offset` are on disk: WAITAOF callers waiting for them are answered. Under
+   * `appendfsync no` nothing is ever known on disk, so they wait their timeout, as in Redis 7.2.
+   */
+  private synced(offset: number): void {
+    if (offset <= this.syncedOffset) return
+    this.syncedOffset = offset
+    if (this.engine.blocking.count !== 0) this.engine.blocking.serveKeyless('waitaof')
   }
 
   /** INFO persistence's figures. */
@@ -638,6 +662,8 @@ export class AppendOnlyFile implements PropagationTarget {
       writeSyncFully(this.fd, bytes)
       if (this.policy === 'always') fs.fdatasyncSync(this.fd)
       this.incrSize += bytes.length
+      this.writtenOffset = this.bufferOffset
+      if (this.policy === 'always') this.synced(this.bufferOffset)
       durable?.resolve(undefined)
     } catch (error) {
       this.writeFailed(bytes, error as NodeJS.ErrnoException, durable ?? durablePromise())
@@ -659,7 +685,11 @@ export class AppendOnlyFile implements PropagationTarget {
     // shut down then, unless forced).
     const abandoned = this.pendingStart === undefined ? undefined : this.tempIncrPath
     if (abandoned !== undefined) this.log('The AOF was closed before its first base was complete: the directory is left as it was')
-    if (this.engine.propagationTarget === this) this.engine.propagationTarget = undefined
+    if (this.engine.propagationTarget === this) {
+      this.engine.propagationTarget = undefined
+      // WAITAOF callers waiting for a local fsync get Redis's error now that there is no AOF.
+      if (this.engine.blocking.count !== 0) this.engine.blocking.serveKeyless('waitaof')
+    }
     this.engine.writeRefusal = undefined
     const fd = this.fd
     this.fd = -1
