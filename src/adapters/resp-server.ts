@@ -247,6 +247,8 @@ const CLIENT_OWN: ReadonlySet<string> = new Set([
 const READONLY_PRINCIPAL = Object.freeze({ kind: 'readonly' as const })
 /** Allowed in RESP2 subscribed state. */
 const SUBSCRIBED_ALLOWED = new Set(['subscribe', 'psubscribe', 'ssubscribe', 'unsubscribe', 'punsubscribe', 'sunsubscribe', 'ping', 'quit', 'reset'])
+/** Commands whose confirmations Redis sends even under CLIENT REPLY OFF or SKIP. */
+const PUBSUB_CONFIRMED: ReadonlySet<string> = new Set(['subscribe', 'psubscribe', 'ssubscribe', 'unsubscribe', 'punsubscribe', 'sunsubscribe'])
 /** Allowed on a MONITOR connection (Redis treats it as a replica). */
 const MONITOR_ALLOWED = new Set(['quit', 'reset', 'monitor', 'ping', 'auth', 'hello', 'client'])
 
@@ -607,7 +609,11 @@ class Client {
       this.#reply(muted ? SILENT : OK)
       return
     }
-    if (muted) out = out instanceof Promise ? out.then(() => SILENT, () => SILENT) : SILENT
+    if (muted && out !== NO_REPLY && argv.length > 0 && PUBSUB_CONFIRMED.has(lower(argv[0]))) {
+      // Redis 7.0 writes pub/sub confirmations with CLIENT_PUSHING, which CLIENT REPLY OFF and
+      // SKIP do not silence (pubsub.c); an error reply of these commands is silenced as any other.
+      out = out instanceof Promise ? out.then((reply) => (reply instanceof ReplyError ? SILENT : reply), () => SILENT) : out instanceof ReplyError ? SILENT : out
+    } else if (muted) out = out instanceof Promise ? out.then(() => SILENT, () => SILENT) : SILENT
     else if (out === NO_REPLY) out = SILENT
     // The protocol in force once the command ran (HELLO's own reply is in the one it chose).
     const resp = this.#resp

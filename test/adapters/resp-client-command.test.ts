@@ -214,6 +214,20 @@ describe.skipIf(redisServerSkipReason !== undefined)(liveSuiteName('CLIENT on th
     })
   })
 
+  test('REPLY OFF does not silence pub/sub: confirmations and messages still come (Redis 7.0 pushes them)', async () => {
+    await differential(async (target) => {
+      const c = await connect(target)
+      const publisher = await connect(target)
+      c.write('*3\r\n$6\r\nCLIENT\r\n$5\r\nREPLY\r\n$3\r\nOFF\r\n' + '*2\r\n$9\r\nSUBSCRIBE\r\n$2\r\nrq\r\n' + '*1\r\n$9\r\nSUBSCRIBE\r\n')
+      const confirmed = (await c.read(1)).map(show)
+      const count = await publisher.call('PUBLISH', 'rq', 'hello')
+      const message = (await c.read(1)).map(show)
+      c.destroy()
+      publisher.destroy()
+      return [confirmed, count, message]
+    })
+  })
+
   test('PAUSE WRITE holds a SET but not a GET; UNPAUSE releases the held clients in order', async () => {
     await differential(async (target) => {
       const admin = await connect(target)
