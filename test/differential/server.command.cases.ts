@@ -122,7 +122,7 @@ export const commandCases: DiffCase[] = [
       ['COMMAND', 'LIST', 'FILTERBY', 'ACLCAT', 'hyperloglog'],
       ['COMMAND', 'LIST', 'FILTERBY', 'aclcat', 'GEO'],
       ['COMMAND', 'LIST', 'FILTERBY', 'ACLCAT', 'sortedset'],
-      ['COMMAND', 'LIST', 'FILTERBY', 'ACLCAT', 'connection'],
+      ['COMMAND', 'LIST', 'FILTERBY', 'ACLCAT', 'pubsub'],
       ['COMMAND', 'LIST', 'FILTERBY', 'ACLCAT', 'nosuchcat'],
       ['COMMAND', 'LIST', 'FILTERBY', 'PATTERN', 'conf*'],
       ['COMMAND', 'LIST', 'FILTERBY', 'PATTERN', 'CONFIG'],
