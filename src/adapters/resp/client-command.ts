@@ -8,6 +8,7 @@
  * not on the upstream server's.
  */
 
+import { CLIENT_HELP } from '../../commands/client-help.js'
 import { OK, ReplyError, Status, type Reply } from '../../reply.js'
 import { arityError, checkArity, lookupError, resolveCommand } from '../../commands/lookup.js'
 import { BAD_CLIENT_NAME, NOT_INTEGER, SYNTAX, wrongArity } from '../../commands/errors.js'
@@ -97,7 +98,7 @@ export function clientCommand(caller: ClientCaller, argv: Buffer[]): ClientOutco
       if (argc === 2) return [Buffer.from('flags'), [Buffer.from('off')], Buffer.from('redirect'), -1, Buffer.from('prefixes'), []]
       break
     case 'help':
-      if (argc === 2) return HELP
+      if (argc === 2) return CLIENT_HELP
       break
     case 'tracking':
     case 'caching':
@@ -351,54 +352,3 @@ function unblock(registry: ClientRegistry, argv: Buffer[]): Reply {
   if (id < 1n || id > BigInt(Number.MAX_SAFE_INTEGER)) return 0
   return registry.get(Number(id))?.handle.unblock?.(error) === true ? 1 : 0
 }
-
-const HELP: Reply = [
-  'CLIENT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:',
-  'CACHING (YES|NO)',
-  '    Enable/disable tracking of the keys for next command in OPTIN/OPTOUT modes.',
-  'GETREDIR',
-  '    Return the client ID we are redirecting to when tracking is enabled.',
-  'GETNAME',
-  '    Return the name of the current connection.',
-  'ID',
-  '    Return the ID of the current connection.',
-  'INFO',
-  '    Return information about the current client connection.',
-  'KILL <ip:port>',
-  '    Kill connection made from <ip:port>.',
-  'KILL <option> <value> [<option> <value> [...]]',
-  '    Kill connections. Options are:',
-  '    * ADDR (<ip:port>|<unixsocket>:0)',
-  '      Kill connections made from the specified address',
-  '    * LADDR (<ip:port>|<unixsocket>:0)',
-  '      Kill connections made to specified local address',
-  '    * TYPE (NORMAL|MASTER|REPLICA|PUBSUB)',
-  '      Kill connections by type.',
-  '    * USER <username>',
-  '      Kill connections authenticated by <username>.',
-  '    * SKIPME (YES|NO)',
-  '      Skip killing current connection (default: yes).',
-  'LIST [options ...]',
-  '    Return information about client connections. Options:',
-  '    * TYPE (NORMAL|MASTER|REPLICA|PUBSUB)',
-  '      Return clients of specified type.',
-  'UNPAUSE',
-  '    Stop the current client pause, resuming traffic.',
-  'PAUSE <timeout> [WRITE|ALL]',
-  '    Suspend all, or just write, clients for <timeout> milliseconds.',
-  'REPLY (ON|OFF|SKIP)',
-  '    Control the replies sent to the current connection.',
-  'SETNAME <name>',
-  '    Assign the name <name> to the current connection.',
-  'UNBLOCK <clientid> [TIMEOUT|ERROR]',
-  '    Unblock the specified blocked client.',
-  'TRACKING (ON|OFF) [REDIRECT <id>] [BCAST] [PREFIX <prefix> [...]]',
-  '         [OPTIN] [OPTOUT] [NOLOOP]',
-  '    Control server assisted client side caching.',
-  'TRACKINGINFO',
-  '    Report tracking status for the current connection.',
-  'NO-EVICT (ON|OFF)',
-  '    Protect current client connection from eviction.',
-  'HELP',
-  '    Prints this help.',
-].map((line) => new Status(line))
