@@ -22,7 +22,8 @@ import type { Executor } from '../executor/executor.js'
 import { MemoryExecutor } from '../executor/memory/memory-executor.js'
 import { DEFAULT_RETRIES } from '../workflow/constants.js'
 import { generateSigningKey } from '../workflow/signature.js'
-import dashboardHtml from './dashboard.html'
+import { dashboardPage } from './dashboard/page.js'
+import { dashboardRoutes } from './dashboard-api.js'
 import { planMessage, type MessagePlan } from './messages.js'
 import { checkCallTimeout, refusalFor } from './call.js'
 import { waitRoutes } from './wait.js'
@@ -591,16 +592,6 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
     return reply(200, { messageId: message.id, workflowRunId: message.runId, state: message.state })
   }
 
-  async function dashboardRuns({ query }: ApiCall): Promise<HttpResponse> {
-    const { offset, count } = paging(query, 50)
-    return reply(200, { ...(await listRuns(offset, count)), offset, count })
-  }
-
-  async function dashboardRun({ params }: ApiCall): Promise<HttpResponse> {
-    const detail = await runDetail(params.id)
-    return detail ? reply(200, detail) : error(404, `workflow run ${params.id} not found`)
-  }
-
   async function dashboardMessage({ params }: ApiCall): Promise<HttpResponse> {
     const message = await store.loadMessage(params.id)
     if (!message) return error(404, `message ${params.id} not found`)
@@ -621,8 +612,7 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
     { method: 'GET', path: 'dlq', run: deadLetters },
     { method: 'DELETE', path: 'dlq/:id', run: deleteDeadLetter },
     { method: 'POST', path: 'dlq/:id/replay', run: replayDeadLetter },
-    { method: 'GET', path: 'dashboard/runs', run: dashboardRuns },
-    { method: 'GET', path: 'dashboard/runs/:id', run: dashboardRun },
+    ...dashboardRoutes({ store, runView, runDetail, subscribe: (listener) => (listeners.add(listener), () => listeners.delete(listener)) }),
     { method: 'GET', path: 'dashboard/messages/:id', run: dashboardMessage },
     { method: 'GET', path: 'dashboard/dlq', run: async () => reply(200, { messages: await listDlq() }) },
     ...waitRoutes(store, () => worker.wake()),
@@ -643,7 +633,7 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
     const method = request.method.toUpperCase()
     if (method === 'GET' && rawPath === '/') return { status: 302, headers: { location: `/dashboard${search ? `?${search}` : ''}` }, body: '' }
     if (method === 'GET' && (rawPath === '/dashboard' || rawPath === '/dashboard/')) {
-      return { status: 200, headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' }, body: dashboardHtml }
+      return { status: 200, headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' }, body: dashboardPage }
     }
     if (!rawPath.startsWith('/v2/')) return error(404, `not found: ${method} ${rawPath}`)
     const query = new URLSearchParams(search)
