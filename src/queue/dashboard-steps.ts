@@ -231,9 +231,11 @@ function openSteps(
   const log = logOf(last)
   const tried = last.retried > 0 || last.state === 'delivering' || last.state === 'failed'
   if (last.state === 'delivered' || !tried || (run.state !== 'RUN_STARTED' && run.state !== 'RUN_FAILED')) return rows
+  // a retryable failure names its step in a header; a non-retryable one (489) does not
   const failing = last.lastResponseHeaders?.['upstash-error-step-name']?.[0]
+  const unnamed = last.stepId === undefined || last.stepId === 0 ? '(first step)' : `(step after ${last.stepName ?? '?'})`
   rows.push({
-    name: failing ?? '(next step)',
+    name: failing ?? unnamed,
     type: 'step',
     status: inFlightStatus(last, run.state),
     attempts: last.retried,
