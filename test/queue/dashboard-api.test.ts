@@ -6,7 +6,7 @@
  */
 import { createServer } from 'node:http'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { Client as WorkflowClient, WorkflowNonRetryableError } from '@upstash/workflow'
+import { Client as WorkflowClient, WorkflowNonRetryableError, type WorkflowContext } from '@upstash/workflow'
 import { createWorkflow, serveMany } from '@upstash/workflow/cloudflare'
 import { Client as SdkQueueClient, Receiver } from '@upstash/qstash'
 import { listenFetch, listenServer, startQueue, TOKEN, until, type Listening } from './support.js'
@@ -16,15 +16,7 @@ import type { StepRow } from '../../src/queue/dashboard-steps.js'
 type Queue = QueueService & { url: string }
 const auth = { authorization: `Bearer ${TOKEN}` }
 
-interface Ctx {
-  readonly requestPayload: Record<string, unknown>
-  run<R>(name: string, fn: () => R): Promise<R>
-  sleep(name: string, seconds: number): Promise<void>
-  call(name: string, settings: { url: string; method: string; body: string }): Promise<{ status: number; body: unknown }>
-  invoke(name: string, settings: { workflow: unknown; body: unknown; retries?: number }): Promise<{ body: unknown }>
-  notify(name: string, eventId: string, data: unknown): Promise<unknown>
-  waitForEvent(name: string, eventId: string, options?: { timeout?: number }): Promise<unknown>
-}
+type Ctx = WorkflowContext<Record<string, unknown>>
 
 let queue: Queue
 let endpoint: Listening
