@@ -125,19 +125,33 @@ async function logsOf(store: QueueStore, ids: readonly string[]): Promise<Map<st
   return new Map(ids.map((id, index) => [id, logs[index]]))
 }
 
-/** The state's fingerprint: changes whenever a message, run or dead letter does. */
+/**
+ * The state's fingerprint: the event log's last entry and the sizes of the due, run, dead-letter,
+ * schedule, queue and URL group sets change whenever a message, run or dead letter does, or a
+ * schedule, queue or group is created, fired, paused or deleted, by whichever process.
+ */
 async function fingerprint(store: QueueStore): Promise<string> {
-  const [last, due, runs, dlq] = await store.executor.pipeline([
-    ['XREVRANGE', `${store.prefix}events`, '+', '-', 'COUNT', '1'],
-    ['ZCARD', store.dueKey],
-    ['ZCARD', store.runsKey],
-    ['ZCARD', store.dlqKey],
+  const p = store.prefix
+  const replies = await store.executor.pipeline([
+    ['XREVRANGE', `${p}events`, '+', '-', 'COUNT', '1'],
+    ...[store.dueKey, store.runsKey, store.dlqKey, `${p}schedules`, `${p}schedules:due`, `${p}queues`, `${p}topics`].map((key): string[] => ['ZCARD', key]),
   ])
+  const last = replies[0]
   const lastId = Array.isArray(last) && Array.isArray(last[0]) ? text(last[0][0] as Reply) : ''
-  return `${lastId}|${String(due)}|${String(runs)}|${String(dlq)}`
+  return [lastId, ...replies.slice(1).map(String)].join('|')
 }
 
-export function dashboardRoutes({ store, runView, runDetail, subscribe }: DashboardDeps): Route[] {
+/** The dashboard API, and the hook the service calls after each change made through its API. */
+export interface DashboardApi {
+  readonly routes: Route[]
+  /** A write went through this process's API (a queue paused, an endpoint removed): streams report a change. */
+  touch(): void
+}
+
+export function createDashboardApi({ store, runView, runDetail, subscribe }: DashboardDeps): DashboardApi {
+  /** Bumped by {@link DashboardApi.touch}; part of each stream's fingerprint. */
+  let version = 0
+  const wakers = new Set<() => void>()
   async function listRuns({ query }: ApiCall): Promise<HttpResponse> {
     const filter = runFilter(query)
     const all = filter.runId !== undefined && /^wfr_[\w-]+$/.test(filter.runId) ? await exactOrPrefix(filter) : await matchingRuns(store, filter)
@@ -199,9 +213,11 @@ export function dashboardRoutes({ store, runView, runDetail, subscribe }: Dashbo
       let wake: (() => void) | undefined
       const poke = () => wake?.()
       const unsubscribe = subscribe(poke)
+      wakers.add(poke)
       signal.addEventListener('abort', poke, { once: true })
+      const state = async () => `${version}|${await fingerprint(store)}`
       try {
-        let seen = await fingerprint(store)
+        let seen = await state()
         emit(JSON.stringify({ type: 'hello' }))
         while (!signal.aborted) {
           await new Promise<void>((resolve) => {
@@ -214,7 +230,7 @@ export function dashboardRoutes({ store, runView, runDetail, subscribe }: Dashbo
             wake = done
           })
           if (signal.aborted) break
-          const now = await fingerprint(store)
+          const now = await state()
           if (now !== seen) emit(JSON.stringify({ type: 'change' }))
           seen = now
           // a burst of deliveries is one check per STREAM_MIN_GAP_MS, not one per event
@@ -222,16 +238,23 @@ export function dashboardRoutes({ store, runView, runDetail, subscribe }: Dashbo
         }
       } finally {
         signal.removeEventListener('abort', poke)
+        wakers.delete(poke)
         unsubscribe()
       }
     })
     return { status: 200, headers: { 'content-type': 'text/event-stream', 'cache-control': 'no-store', 'x-accel-buffering': 'no' }, body: stream }
   }
 
-  return [
-    { method: 'GET', path: 'dashboard/runs', run: listRuns },
-    { method: 'GET', path: 'dashboard/runs/:id', run: getRun },
-    { method: 'GET', path: 'dashboard/pending', run: pendingMessages },
-    { method: 'GET', path: 'dashboard/stream', run: changes },
-  ]
+  return {
+    routes: [
+      { method: 'GET', path: 'dashboard/runs', run: listRuns },
+      { method: 'GET', path: 'dashboard/runs/:id', run: getRun },
+      { method: 'GET', path: 'dashboard/pending', run: pendingMessages },
+      { method: 'GET', path: 'dashboard/stream', run: changes },
+    ],
+    touch() {
+      version++
+      for (const wake of wakers) wake()
+    },
+  }
 }

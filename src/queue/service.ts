@@ -23,7 +23,7 @@ import { MemoryExecutor } from '../executor/memory/memory-executor.js'
 import { DEFAULT_RETRIES } from '../workflow/constants.js'
 import { generateSigningKey } from '../workflow/signature.js'
 import { dashboardPage } from './dashboard/page.js'
-import { dashboardRoutes } from './dashboard-api.js'
+import { createDashboardApi } from './dashboard-api.js'
 import { planMessage, type MessagePlan } from './messages.js'
 import { checkCallTimeout, refusalFor } from './call.js'
 import { waitRoutes } from './wait.js'
@@ -601,6 +601,8 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
     return reply(200, { message: { ...stepView(message, run), ranStep }, log })
   }
 
+  const dashboard = createDashboardApi({ store, runView, runDetail, subscribe: (listener) => (listeners.add(listener), () => listeners.delete(listener)) })
+
   /** The API below `/v2/`: method, path pattern (`:id` one segment, `*` one or more), handler. */
   const routes: readonly Route[] = [
     { method: 'POST', path: 'publish/*', run: publish },
@@ -612,7 +614,7 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
     { method: 'GET', path: 'dlq', run: deadLetters },
     { method: 'DELETE', path: 'dlq/:id', run: deleteDeadLetter },
     { method: 'POST', path: 'dlq/:id/replay', run: replayDeadLetter },
-    ...dashboardRoutes({ store, runView, runDetail, subscribe: (listener) => (listeners.add(listener), () => listeners.delete(listener)) }),
+    ...dashboard.routes,
     { method: 'GET', path: 'dashboard/messages/:id', run: dashboardMessage },
     { method: 'GET', path: 'dashboard/dlq', run: async () => reply(200, { messages: await listDlq() }) },
     ...waitRoutes(store, () => worker.wake()),
@@ -639,7 +641,11 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
     const query = new URLSearchParams(search)
     if (!authorized(request, query)) return error(401, 'invalid or missing queue token')
     const match = matchRoute(routes, method, rawPath.slice('/v2/'.length))
-    if (match.kind === 'found') return match.route.run({ request, rawPath, search, query, params: match.params })
+    if (match.kind === 'found') {
+      const answer = await match.route.run({ request, rawPath, search, query, params: match.params })
+      if (method !== 'GET') dashboard.touch() // open dashboards refresh after a change made through the API
+      return answer
+    }
     if (match.kind === 'method') {
       return jsonResponse(405, { error: `method ${method} not allowed here` }, { allow: match.allow.join(', ') })
     }
