@@ -131,6 +131,11 @@ function errorsOf(log: readonly AttemptLog[]): StepAttemptError[] {
     .map((entry) => ({ attempt: entry.attempt, at: entry.at, status: entry.status, error: attemptErrorText(entry) }))
 }
 
+/** When an attempt ended: its start plus how long it took. */
+function endOf(entry: AttemptLog | undefined): number | undefined {
+  return entry === undefined ? undefined : entry.at + (entry.durationMs ?? 0)
+}
+
 function firstAttemptAt(message: MessageRecord, log: readonly AttemptLog[]): number {
   return log.find((entry) => entry.outcome !== 'created')?.at ?? message.dueAt
 }
@@ -240,7 +245,7 @@ function openSteps(
     status: inFlightStatus(last, run.state),
     attempts: last.retried,
     startedAt: firstAttemptAt(last, log),
-    endedAt: last.state === 'failed' ? log[log.length - 1]?.at : undefined,
+    endedAt: last.state === 'failed' ? endOf(log[log.length - 1]) : undefined,
     headers: headersOf(run, last),
     errors: errorsOf(log),
     messageIds: [last.id],
