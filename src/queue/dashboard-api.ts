@@ -154,12 +154,29 @@ export function createDashboardApi({ store, runView, runDetail, subscribe }: Das
   const wakers = new Set<() => void>()
   async function listRuns({ query }: ApiCall): Promise<HttpResponse> {
     const filter = runFilter(query)
-    const all = filter.runId !== undefined && /^wfr_[\w-]+$/.test(filter.runId) ? await exactOrPrefix(filter) : await matchingRuns(store, filter)
-    const page = all.slice(filter.offset, filter.offset + filter.count)
+    const { page, total } = await selectRuns(filter)
     const counts = await store.stepCounts(page.map((run) => run.id))
     const runs = await Promise.all(page.map((run, index) => runView(run, counts[index])))
-    const next = filter.offset + filter.count < all.length ? filter.offset + filter.count : undefined
-    return jsonResponse(200, { runs, total: all.length, offset: filter.offset, count: filter.count, ...(next === undefined ? {} : { nextOffset: next }) })
+    const next = filter.offset + filter.count < total ? filter.offset + filter.count : undefined
+    return jsonResponse(200, { runs, total, offset: filter.offset, count: filter.count, ...(next === undefined ? {} : { nextOffset: next }) })
+  }
+
+  /**
+   * The page of runs and how many match. Without a field filter the page is read straight from
+   * the runs index (by creation time); a field filter scans the runs in the date range.
+   */
+  async function selectRuns(filter: RunFilter): Promise<{ page: RunRecord[]; total: number }> {
+    if (filter.state === undefined && filter.url === undefined && filter.runId === undefined && filter.label === undefined) {
+      const max = filter.to === undefined ? '+inf' : String(filter.to)
+      const min = filter.from === undefined ? '-inf' : String(filter.from)
+      const [ids, total] = await store.executor.pipeline([
+        ['ZREVRANGEBYSCORE', store.runsKey, max, min, 'LIMIT', String(filter.offset), String(filter.count)],
+        ['ZCOUNT', store.runsKey, min, max],
+      ])
+      return { page: await store.loadRuns((ids as Reply[]).map((id) => text(id)!)), total: Number(total) }
+    }
+    const all = filter.runId !== undefined && /^wfr_[\w-]+$/.test(filter.runId) ? await exactOrPrefix(filter) : await matchingRuns(store, filter)
+    return { page: all.slice(filter.offset, filter.offset + filter.count), total: all.length }
   }
 
   /** A whole run id is one lookup; a prefix scans. */
