@@ -1,6 +1,6 @@
 /**
  * Source files that are not TypeScript, imported as their text: the Lua runtime of the scripting
- * engine (`executor/memory/lua/*.lua`) and the queue dashboard's page (`queue/dashboard.html`).
+ * engine (`executor/memory/lua/*.lua`) and the queue dashboard's page (`queue/dashboard/*.html`).
  * The build inlines them (tsup's `text` loader), vitest through a plugin in vitest.config.ts, and
  * `npm start` through the module hook in scripts/text-import.mjs.
  */

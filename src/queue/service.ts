@@ -22,7 +22,8 @@ import type { Executor } from '../executor/executor.js'
 import { MemoryExecutor } from '../executor/memory/memory-executor.js'
 import { DEFAULT_RETRIES } from '../workflow/constants.js'
 import { generateSigningKey } from '../workflow/signature.js'
-import dashboardHtml from './dashboard.html'
+import { dashboardPage } from './dashboard/page.js'
+import { createDashboardApi } from './dashboard-api.js'
 import { planMessage, type MessagePlan } from './messages.js'
 import { checkCallTimeout, refusalFor } from './call.js'
 import { waitRoutes } from './wait.js'
@@ -591,16 +592,6 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
     return reply(200, { messageId: message.id, workflowRunId: message.runId, state: message.state })
   }
 
-  async function dashboardRuns({ query }: ApiCall): Promise<HttpResponse> {
-    const { offset, count } = paging(query, 50)
-    return reply(200, { ...(await listRuns(offset, count)), offset, count })
-  }
-
-  async function dashboardRun({ params }: ApiCall): Promise<HttpResponse> {
-    const detail = await runDetail(params.id)
-    return detail ? reply(200, detail) : error(404, `workflow run ${params.id} not found`)
-  }
-
   async function dashboardMessage({ params }: ApiCall): Promise<HttpResponse> {
     const message = await store.loadMessage(params.id)
     if (!message) return error(404, `message ${params.id} not found`)
@@ -609,6 +600,8 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
     const ranStep = run ? ranSteps(await store.loadMessages(await store.runMessageIds(run.id)), run).get(message.id) : undefined
     return reply(200, { message: { ...stepView(message, run), ranStep }, log })
   }
+
+  const dashboard = createDashboardApi({ store, runView, runDetail, subscribe: (listener) => (listeners.add(listener), () => listeners.delete(listener)) })
 
   /** The API below `/v2/`: method, path pattern (`:id` one segment, `*` one or more), handler. */
   const routes: readonly Route[] = [
@@ -621,8 +614,7 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
     { method: 'GET', path: 'dlq', run: deadLetters },
     { method: 'DELETE', path: 'dlq/:id', run: deleteDeadLetter },
     { method: 'POST', path: 'dlq/:id/replay', run: replayDeadLetter },
-    { method: 'GET', path: 'dashboard/runs', run: dashboardRuns },
-    { method: 'GET', path: 'dashboard/runs/:id', run: dashboardRun },
+    ...dashboard.routes,
     { method: 'GET', path: 'dashboard/messages/:id', run: dashboardMessage },
     { method: 'GET', path: 'dashboard/dlq', run: async () => reply(200, { messages: await listDlq() }) },
     ...waitRoutes(store, () => worker.wake()),
@@ -643,13 +635,17 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
     const method = request.method.toUpperCase()
     if (method === 'GET' && rawPath === '/') return { status: 302, headers: { location: `/dashboard${search ? `?${search}` : ''}` }, body: '' }
     if (method === 'GET' && (rawPath === '/dashboard' || rawPath === '/dashboard/')) {
-      return { status: 200, headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' }, body: dashboardHtml }
+      return { status: 200, headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' }, body: dashboardPage }
     }
     if (!rawPath.startsWith('/v2/')) return error(404, `not found: ${method} ${rawPath}`)
     const query = new URLSearchParams(search)
     if (!authorized(request, query)) return error(401, 'invalid or missing queue token')
     const match = matchRoute(routes, method, rawPath.slice('/v2/'.length))
-    if (match.kind === 'found') return match.route.run({ request, rawPath, search, query, params: match.params })
+    if (match.kind === 'found') {
+      const answer = await match.route.run({ request, rawPath, search, query, params: match.params })
+      if (method !== 'GET') dashboard.touch() // open dashboards refresh after a change made through the API
+      return answer
+    }
     if (match.kind === 'method') {
       return jsonResponse(405, { error: `method ${method} not allowed here` }, { allow: match.allow.join(', ') })
     }
