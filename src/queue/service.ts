@@ -39,6 +39,7 @@ import { dlqListFilter, filteredDlqIds, messageAdminRoutes } from './message-adm
 import { workflowDlqRoutes } from './workflow-dlq.js'
 import { inheritRunOptions } from './publish-options.js'
 import { hostedBackoff } from './retry-delay.js'
+import { requestOrigin } from './message-subjects.js'
 
 /** Options of {@link createQueueService}. @public */
 export interface QueueServiceOptions {
@@ -329,7 +330,8 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
     } else scheduled = await store.addMessage(plan.message)
     if (!scheduled.deduplicated) {
       const runId = plan.kind === 'init' ? plan.run.id : plan.kind === 'step' ? plan.runId : undefined
-      await created(scheduled.messageId, runId === undefined ? origin : { ...origin, workflowRunId: runId })
+      const flowControlKey = plan.message.flowControl?.key
+      await created(scheduled.messageId, { ...origin, ...(runId === undefined ? {} : { workflowRunId: runId }), ...(flowControlKey === undefined ? {} : { flowControlKey }) })
       worker.wake()
     }
     return scheduled
@@ -361,7 +363,7 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
     } catch (cause) {
       throw cause instanceof StoreError ? refusalFor(headers, cause) : cause
     }
-    return reply(201, scheduledAnswer(await schedule(plan), destination))
+    return reply(201, scheduledAnswer(await schedule(plan, requestOrigin(request.remoteAddress, headers)), destination))
   }
 
   /** `POST /v2/enqueue/<queue>/<destination>`: a message that waits for its turn in the queue. */
@@ -378,7 +380,7 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
     const plan = planMessage(destination, fetchHeaders(request.headers), request.body ?? new Uint8Array(0), defaultRetries)
     if (plan.kind !== 'publish') return error(400, 'workflow messages cannot be enqueued: a run orders its own steps')
     const messageId = await queues.enqueue(params.name, plan.message)
-    await created(messageId, { queueName: params.name })
+    await created(messageId, { ...requestOrigin(request.remoteAddress, fetchHeaders(request.headers)), queueName: params.name })
     void queues.dispatch()
     return reply(201, { messageId, url: destination })
   }
@@ -391,7 +393,8 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
     const plans = group.endpoints.map((endpoint) => planMessage(withQuery(endpoint.url), fetchHeaders(request.headers), request.body ?? new Uint8Array(0), defaultRetries))
     if (plans.some((plan) => plan.kind !== 'publish')) return error(400, 'workflow messages cannot be published to a URL group')
     const answers: Record<string, unknown>[] = []
-    for (const [index, plan] of plans.entries()) answers.push(scheduledAnswer(await schedule(plan, { topicName: name, endpointName: group.endpoints[index].name }), withQuery(group.endpoints[index].url)))
+    const origin = requestOrigin(request.remoteAddress, fetchHeaders(request.headers))
+    for (const [index, plan] of plans.entries()) answers.push(scheduledAnswer(await schedule(plan, { ...origin, topicName: name, endpointName: group.endpoints[index].name }), withQuery(group.endpoints[index].url)))
     return reply(201, answers)
   }
 
@@ -404,6 +407,7 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
     }
     if (!Array.isArray(entries)) return error(400, 'the batch body must be a JSON array of messages {destination, headers, body}')
     const plans: MessagePlan[] = []
+    const origins: MessageOrigin[] = []
     for (const [index, entry] of entries.entries()) {
       if (typeof entry !== 'object' || entry === null || typeof (entry as { destination?: unknown }).destination !== 'string') {
         return error(400, `batch message ${index}: "destination" (a URL string) is required`)
@@ -418,6 +422,7 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
       try {
         if (body !== undefined && body !== null && typeof body !== 'string') throw new StoreError('"body" must be a string', 400)
         plans.push(planMessage(destination, parsedHeaders, Buffer.from(body ?? '', 'utf8'), defaultRetries))
+        origins.push(requestOrigin(request.remoteAddress, parsedHeaders))
       } catch (cause) {
         if (cause instanceof StoreError) return error(refusalFor(parsedHeaders, cause).status, `batch message ${index}: ${cause.message}`)
         throw cause
@@ -426,7 +431,7 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
     const answers: Record<string, unknown>[] = []
     for (const [index, plan] of plans.entries()) {
       const destination = (entries[index] as { destination: string }).destination
-      answers.push(scheduledAnswer(await schedule(plan), destination))
+      answers.push(scheduledAnswer(await schedule(plan, origins[index]), destination))
     }
     return reply(200, answers)
   }

@@ -2,7 +2,8 @@
  * The workflow side of the dead-letter list, as `@upstash/workflow`'s `client.dlq` calls it:
  * `POST /v2/workflows/dlq/resume` (deliver the failed step again; finished steps are kept),
  * `POST /v2/workflows/dlq/restart` (a new run with the same payload and settings, from the
- * first step), both by `dlqIds=…` or in bulk (every workflow dead letter, or those of `url=…`),
+ * first step), both by `dlqIds=…` or in bulk (every workflow dead letter, or those matching the
+ * SDK's filters), `DELETE /v2/workflows/dlq` (bulk delete, same selection)
  * and `POST /v2/workflows/dlq/callback/:dlqId` (deliver a failed failure callback again).
  * `Upstash-Retries` on a restart sets the new run's retries; on a resume, and flow control on
  * either, it is refused rather than ignored.
@@ -116,7 +117,16 @@ export function workflowDlqRoutes({ store, wake }: WorkflowDlqDeps): Route[] {
     return jsonResponse(200, { workflowRunId: run?.id, workflowCreatedAt: run?.createdAt })
   }
 
+  /** `client.dlq.delete(…)` of the workflow SDK: removes workflow dead letters from the list (their runs stay failed). */
+  async function deleteDeadLetters({ query }: ApiCall): Promise<HttpResponse> {
+    const { ids, more } = await dlqSelection(store, query, 'workflow')
+    let deleted = 0
+    for (const id of ids) if (await store.deleteDlq(id)) deleted++
+    return jsonResponse(200, { deleted, ...(more ? { cursor: 'next' } : {}) })
+  }
+
   return [
+    { method: 'DELETE', path: 'workflows/dlq', run: deleteDeadLetters },
     { method: 'POST', path: 'workflows/dlq/resume', run: resume },
     { method: 'POST', path: 'workflows/dlq/restart', run: restart },
     { method: 'POST', path: 'workflows/dlq/callback/:dlqId', run: retryFailureCallback },
