@@ -40,6 +40,7 @@ import { workflowDlqRoutes } from './workflow-dlq.js'
 import { inheritRunOptions } from './publish-options.js'
 import { hostedBackoff } from './retry-delay.js'
 import { requestOrigin } from './message-subjects.js'
+import { flowControlRoutes } from './flow-control-api.js'
 
 /** Options of {@link createQueueService}. @public */
 export interface QueueServiceOptions {
@@ -232,8 +233,8 @@ function error(status: number, message: string): HttpResponse {
   return reply(status, { error: message })
 }
 
-/** Hosted-queue APIs the local service does not implement: 501 rather than 404. */
-const UNSUPPORTED: ReadonlySet<string> = new Set(['flowControl'])
+/** Hosted-queue APIs the local service does not implement: 501 rather than 404 (none left). */
+const UNSUPPORTED: ReadonlySet<string> = new Set<string>()
 
 function digest(value: string): Buffer {
   return sha256(value)
@@ -638,6 +639,7 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
     ...eventLog.routes(),
     ...messageAdminRoutes({ store, wake: () => worker.wake() }),
     ...workflowDlqRoutes({ store, wake: () => worker.wake() }),
+    ...flowControlRoutes({ store, wake: () => worker.wake(), concurrency: options.concurrency ?? 64 }),
   ]
 
   /** The pages (no token: the page asks for it) and the API (the token first). */
