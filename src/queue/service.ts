@@ -41,6 +41,7 @@ import { inheritRunOptions } from './publish-options.js'
 import { hostedBackoff } from './retry-delay.js'
 import { requestOrigin } from './message-subjects.js'
 import { flowControlRoutes } from './flow-control-api.js'
+import { WorkflowLogs } from './workflow-logs.js'
 
 /** Options of {@link createQueueService}. @public */
 export interface QueueServiceOptions {
@@ -640,6 +641,7 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
     ...messageAdminRoutes({ store, wake: () => worker.wake() }),
     ...workflowDlqRoutes({ store, wake: () => worker.wake() }),
     ...flowControlRoutes({ store, wake: () => worker.wake(), concurrency: options.concurrency ?? 64 }),
+    ...new WorkflowLogs(store).routes(),
   ]
 
   /** The pages (no token: the page asks for it) and the API (the token first). */
