@@ -98,7 +98,7 @@ export function parseFilter(query: URLSearchParams, accepted: readonly FilterNam
   let any = false
   for (const name of new Set(query.keys())) {
     if (name === '_token' || ignore.includes(name)) continue
-    if (!(accepted as readonly string[]).includes(name)) bad(`filter ${JSON.stringify(name)} is not supported on ${where} (supported: ${accepted.join(', ')})`)
+    if (!(accepted as readonly string[]).includes(name)) bad(`filter ${name} is not supported on ${where} (supported: ${accepted.join(', ')})`)
     const values = query.getAll(name)
     const filterName = name as FilterName
     checkValues(filterName, values)

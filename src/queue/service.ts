@@ -42,6 +42,7 @@ import { hostedBackoff } from './retry-delay.js'
 import { requestOrigin } from './message-subjects.js'
 import { flowControlRoutes } from './flow-control-api.js'
 import { WorkflowLogs } from './workflow-logs.js'
+import { runsToCancel } from './run-selection.js'
 
 /** Options of {@link createQueueService}. @public */
 export interface QueueServiceOptions {
@@ -543,8 +544,9 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
   // --- the API: one handler per route ------------------------------------------------------
 
   async function cancelRuns({ query }: ApiCall): Promise<HttpResponse> {
-    const ids = query.getAll('workflowRunIds')
-    if (ids.length === 0) return error(400, 'name the runs to cancel with workflowRunIds=<id> query parameters')
+    const named = query.getAll('workflowRunIds')
+    if (named.length > 0 && [...query.keys()].some((name) => name !== 'workflowRunIds' && name !== '_token')) return error(400, 'workflowRunIds and filters cannot be combined: name the runs, or filter them')
+    const ids = named.length > 0 ? named : await runsToCancel(store, query)
     let cancelled = 0
     for (const id of ids) {
       try {

@@ -98,7 +98,7 @@ describe('workflow DLQ actions with @upstash/workflow', () => {
     const { messages } = await client.dlq.list({ filter: { workflowRunId } })
     expect(messages.map((letter) => letter.dlqId)).toEqual([dlqId])
     expect((await client.dlq.list({ filter: { label: 'x' } })).messages).toEqual([])
-    await expect(client.dlq.list({ filter: { host: 'example.com' } as never })).rejects.toThrow(/filter "host" is not supported on the dead-letter list/)
+    await expect(client.dlq.list({ filter: { host: 'example.com' } as never })).rejects.toThrow(/filter host is not supported on the dead-letter list/)
   })
 
   test('retryFailureFunction delivers a failed failure callback again', async () => {

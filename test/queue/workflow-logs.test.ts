@@ -28,7 +28,7 @@ describe('client.logs() of @upstash/workflow on the restis queue', () => {
           return a.value + x + y
         })
       },
-      { qstashClient: new QueueClient({ baseUrl: queue.url, token: TOKEN }), env: {}, retries: 1, failureFunction: async () => 'handled' },
+      { qstashClient: new QueueClient({ baseUrl: queue.url, token: TOKEN }), env: {}, failureFunction: async () => 'handled' },
     )
     endpoint = await listenFetch(handler)
     client = new WorkflowClient({ baseUrl: queue.url, token: TOKEN })
