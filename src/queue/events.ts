@@ -13,6 +13,7 @@
  */
 import { jsonResponse, type HttpResponse } from '../adapters/http.js'
 import type { ApiCall, Route } from './routes.js'
+import { labelsOf, parseFilter, type FilterName } from './filters.js'
 import { StoreError, type QueueStore } from './store.js'
 
 /** Entries kept (approximately: the stream is trimmed with `MAXLEN ~`). */
@@ -29,6 +30,9 @@ export interface MessageOrigin {
   readonly queueName?: string
   readonly workflowRunId?: string
   readonly label?: string
+  /** The publisher's IP address. */
+  readonly callerIp?: string
+  readonly flowControlKey?: string
 }
 
 /** One entry of the log in API answers. @public */
@@ -43,8 +47,7 @@ export interface EventView extends MessageOrigin {
 }
 
 /** Filters the log answers (each a query parameter; those that may repeat match any value). */
-const LIST_FILTERS = ['url', 'topicName', 'scheduleId', 'queueName', 'label', 'messageIds'] as const
-const SINGLE_FILTERS = ['messageId', 'state', 'fromDate', 'toDate', 'count', 'cursor'] as const
+const EVENT_FILTERS: readonly FilterName[] = ['messageId', 'state', 'url', 'topicName', 'scheduleId', 'queueName', 'label', 'callerIp', 'flowControlKey', 'host', 'path', 'fromDate', 'toDate']
 const STATES = new Set(['CREATED', 'DELIVERED', 'RETRY', 'FAILED', 'CANCELED', 'ACTIVE', 'ERROR', 'IN_PROGRESS'])
 const decoder = new TextDecoder()
 
@@ -52,41 +55,26 @@ function bad(message: string): never {
   throw new StoreError(message, 400)
 }
 
-function dateOf(name: string, value: string | null): number | undefined {
-  if (value === null) return undefined
-  const time = /^\d+$/.test(value) ? Number(value) : Date.parse(value)
-  if (!Number.isFinite(time)) bad(`invalid ${name} ${JSON.stringify(value)}: unix milliseconds or a date`)
-  return time
-}
-
 /** The predicate of a request's filters. */
 function filterOf(query: URLSearchParams): (event: EventView) => boolean {
-  for (const name of new Set(query.keys())) {
-    if (name === '_token' || (LIST_FILTERS as readonly string[]).includes(name) || (SINGLE_FILTERS as readonly string[]).includes(name)) continue
-    bad(`filter ${name} is not supported by the restis queue service's event log`)
-  }
-  const lists = new Map(LIST_FILTERS.map((name) => [name, query.getAll(name)]))
   const state = query.get('state')
   if (state !== null && !STATES.has(state)) bad(`invalid state ${JSON.stringify(state)}`)
-  const messageId = query.get('messageId')
-  const from = dateOf('fromDate', query.get('fromDate'))
-  const to = dateOf('toDate', query.get('toDate'))
-  const ids = lists.get('messageIds')!
-  const matches = (name: (typeof LIST_FILTERS)[number], value: string | undefined): boolean => {
-    const wanted = lists.get(name)!
-    return wanted.length === 0 || (value !== undefined && wanted.includes(value))
-  }
+  const filter = parseFilter(query, EVENT_FILTERS, ['count', 'cursor', 'messageIds'], 'the event log (GET /v2/events)')
+  const ids = query.getAll('messageIds')
   return (event) =>
-    (state === null || event.state === state) &&
-    (messageId === null || event.messageId === messageId) &&
     (ids.length === 0 || ids.includes(event.messageId)) &&
-    (from === undefined || event.time >= from) &&
-    (to === undefined || event.time <= to) &&
-    matches('url', event.url) &&
-    matches('topicName', event.topicName) &&
-    matches('scheduleId', event.scheduleId) &&
-    matches('queueName', event.queueName) &&
-    matches('label', event.label)
+    filter.accepts({
+      time: event.time,
+      messageId: event.messageId,
+      url: event.url,
+      state: event.state,
+      labels: labelsOf(event.label),
+      callerIp: event.callerIp,
+      flowControlKey: event.flowControlKey,
+      topicName: event.topicName,
+      scheduleId: event.scheduleId,
+      queueName: event.queueName,
+    })
 }
 
 export class EventLog {

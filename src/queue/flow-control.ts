@@ -63,16 +63,30 @@ export function parseFlowControl(key: string | null, value: string | null): Flow
   return { key, parallelism, rate, periodMs: period }
 }
 
+/** How long a message of a paused key waits before it looks again (resuming brings the key's messages forward at once). */
+export const PAUSED_RECHECK_MS = 1000
+
 /**
- * KEYS: the key's in-flight zset (message id → lease end), its starts zset (start → time).
- * ARGV: message id, now, lease end, parallelism, rate, period. Returns 0 when the slot is taken,
- * else the time to look again.
+ * KEYS: the key's in-flight zset (message id → lease end), its starts zset (start → time), its
+ * settings hash (see flow-control-api.ts), the set of known keys.
+ * ARGV: message id, now, lease end, parallelism, rate, period, the key. Notes the message's
+ * settings as the key's last seen ones; a paused key gives no slot, a pinned setting replaces the
+ * message's. Returns 0 when the slot is taken, else the time to look again.
  */
 const ACQUIRE = `
 local now = tonumber(ARGV[2])
 local parallelism = tonumber(ARGV[4])
 local rate = tonumber(ARGV[5])
 local period = tonumber(ARGV[6])
+redis.call('SADD', KEYS[4], ARGV[7])
+redis.call('HSET', KEYS[3], 'parallelism', ARGV[4], 'rate', ARGV[5], 'period', ARGV[6])
+local settings = redis.call('HMGET', KEYS[3], 'paused', 'pinParallelism', 'pinRate', 'pinPeriod')
+if settings[1] == '1' then
+  return now + ${PAUSED_RECHECK_MS}
+end
+if settings[2] then parallelism = tonumber(settings[2]) end
+if settings[3] then rate = tonumber(settings[3]) end
+if settings[4] then period = tonumber(settings[4]) end
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
 if parallelism > 0 and not redis.call('ZSCORE', KEYS[1], ARGV[1]) and redis.call('ZCARD', KEYS[1]) >= parallelism then
   return now + ${PARALLELISM_RECHECK_MS}
@@ -93,12 +107,22 @@ end
 return 0
 `
 
-function activeKey(store: QueueStore, key: string): string {
+export function activeKey(store: QueueStore, key: string): string {
   return `${store.prefix}flow:${key}:active`
 }
 
-function startsKey(store: QueueStore, key: string): string {
+export function startsKey(store: QueueStore, key: string): string {
   return `${store.prefix}flow:${key}:starts`
+}
+
+/** The key's settings: `paused`, the pinned `pinParallelism` / `pinRate` / `pinPeriod` (ms), the last seen `parallelism` / `rate` / `period` (ms). */
+export function settingsKey(store: QueueStore, key: string): string {
+  return `${store.prefix}flow:${key}:settings`
+}
+
+/** Every key a message or the API has used. */
+export function flowKeysKey(store: QueueStore): string {
+  return `${store.prefix}flow-keys`
 }
 
 /** Takes a delivery slot for `messageId` until `leaseEnd`; returns 0 when taken, else when to try again (ms since the epoch). */
@@ -106,15 +130,18 @@ export async function acquireFlowSlot(store: QueueStore, flow: FlowControl, mess
   const reply: Reply = await store.call([
     'EVAL',
     ACQUIRE,
-    '2',
+    '4',
     activeKey(store, flow.key),
     startsKey(store, flow.key),
+    settingsKey(store, flow.key),
+    flowKeysKey(store),
     messageId,
     String(now),
     String(leaseEnd),
     String(flow.parallelism),
     String(flow.rate),
     String(flow.periodMs),
+    flow.key,
   ])
   return Number(text(reply) ?? 0)
 }

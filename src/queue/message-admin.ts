@@ -1,14 +1,16 @@
 /**
  * Messages and dead letters as the SDK's `client.messages` and `client.dlq` reach them:
  * `GET /v2/messages/:id`, `DELETE /v2/messages/:id` (cancel a message not yet delivered, e.g. a
- * delayed one), `DELETE /v2/messages?messageIds=…` or with `url=` / no filter (bulk cancel),
- * `DELETE /v2/dlq?dlqIds=…` and `POST /v2/dlq/retry?…` (bulk delete and retry). Filters other
- * than `url` are refused with the list of supported ones rather than ignored.
+ * delayed one), `DELETE /v2/messages?messageIds=…` or with filters / none (bulk cancel),
+ * `DELETE /v2/dlq?dlqIds=…` and `POST /v2/dlq/retry?…` (bulk delete and retry), with the SDKs'
+ * filters (filters.ts); a filter an endpoint does not take is refused, naming it.
  */
 import { jsonResponse, type HttpResponse } from '../adapters/http.js'
 import type { ApiCall, Route } from './routes.js'
+import { parseFilter, type FilterName, type FilterSubject } from './filters.js'
+import { dlqEntries, loadOrigins, subjectsOf } from './message-subjects.js'
 import { StoreError, text, type AttemptLog, type MessageRecord, type QueueStore } from './store.js'
-import type { Reply } from '../reply.js'
+import type { Command, Reply } from '../reply.js'
 
 export interface MessageAdminDeps {
   readonly store: QueueStore
@@ -47,20 +49,34 @@ export function messageView(message: MessageRecord): Record<string, unknown> {
   }
 }
 
-/** The query's filter; refuses filters the local queue does not know. */
-function filterOf(query: URLSearchParams, idName: string): { ids?: string[]; urls?: string[]; count: number } {
-  const allowed = new Set(['_token', 'count', 'cursor', idName, 'url'])
-  for (const name of query.keys()) {
-    if (!allowed.has(name)) throw new StoreError(`filter ${JSON.stringify(name)} is not supported by the restis queue service (supported: ${idName}, url, or none for all)`, 400)
-  }
-  const ids = query.getAll(idName)
-  const urls = query.getAll('url')
-  const count = Math.min(1000, Math.max(1, Number(query.get('count') ?? DEFAULT_BULK_COUNT) || DEFAULT_BULK_COUNT))
-  return { ids: ids.length > 0 ? ids : undefined, urls: urls.length > 0 ? urls : undefined, count }
+/** Filters of the bulk cancel (`client.messages.cancel({filter})`, the SDK's `MessageCancelFilterFields`). */
+const CANCEL_FILTERS: readonly FilterName[] = ['fromDate', 'toDate', 'callerIp', 'label', 'flowControlKey', 'url', 'topicName', 'scheduleId', 'queueName', 'host', 'path']
+/** Filters of the dead-letter list and its bulk actions (`DLQFilterFields` and the workflow SDK's `WorkflowFilterFields`). */
+const DLQ_FILTERS: readonly FilterName[] = ['fromDate', 'toDate', 'callerIp', 'label', 'flowControlKey', 'messageId', 'url', 'topicName', 'scheduleId', 'queueName', 'responseStatus', 'workflowUrl', 'workflowRunId', 'workflowCreatedAt', 'failureFunctionState']
+
+function countOf(query: URLSearchParams): number {
+  const value = query.get('count')
+  if (value === null) return DEFAULT_BULK_COUNT
+  const count = Number(value)
+  if (!Number.isInteger(count) || count < 1) throw new StoreError(`invalid count ${JSON.stringify(value)}: a positive integer`, 400)
+  return Math.min(1000, count)
 }
 
 function texts(reply: Reply): string[] {
   return (reply as Reply[]).map((item) => text(item)!)
+}
+
+/** The waiting list of a queue (see queues.ts for the layout). */
+function queueWaitingKey(store: QueueStore, queueName: string): string {
+  return `${store.prefix}queue:${queueName}:waiting`
+}
+
+/** Messages not yet delivered: those on the due list and those waiting in a queue for their turn. */
+async function pendingIds(store: QueueStore): Promise<string[]> {
+  const due = texts(await store.call(['ZRANGE', store.dueKey, '0', '-1']))
+  const queues = texts(await store.call(['ZRANGE', `${store.prefix}queues`, '0', '-1']))
+  const waiting = await Promise.all(queues.map(async (name) => texts(await store.call(['LRANGE', queueWaitingKey(store, name), '0', '-1']))))
+  return [...new Set([...due, ...waiting.flat()])]
 }
 
 /**
@@ -74,8 +90,11 @@ async function cancelMessage(store: QueueStore, id: string): Promise<'canceled' 
   const lock = await store.call(['SET', store.messageLockKey(id), 'cancel', 'NX', 'PX', '10000'])
   if (lock === null) return 'busy'
   const log: AttemptLog = { attempt: message.retried, at: Date.now(), outcome: 'canceled' }
+  const [origin] = await loadOrigins(store, [id])
   await store.multi([
     ['ZREM', store.dueKey, id],
+    // a queue's message still waiting for its turn leaves the queue too
+    ...(origin.queueName === undefined ? [] : [['LREM', queueWaitingKey(store, origin.queueName), '0', id] as Command]),
     ['HSET', store.messageKey(id), 'state', 'canceled', 'note', 'canceled through the API'],
     ['RPUSH', store.logKey(id), JSON.stringify(log)],
     ['DEL', store.messageLockKey(id)],
@@ -84,61 +103,56 @@ async function cancelMessage(store: QueueStore, id: string): Promise<'canceled' 
 }
 
 /**
- * The dead letters a bulk action covers (`dlqIds=…`, else every one, or those of `url=…`; with
+ * The dead letters a bulk action covers (`dlqIds=…`, else every one matching the filters; with
  * `kind`, only messages of that kind), at most `count`, and whether more remain.
  */
 export async function dlqSelection(store: QueueStore, query: URLSearchParams, kind?: MessageRecord['kind']): Promise<{ ids: string[]; more: boolean }> {
-  const { ids, urls, count } = filterOf(query, 'dlqIds')
-  if (ids) return { ids, more: false }
-  const all = texts(await store.call(['ZREVRANGE', store.dlqKey, '0', '-1']))
+  const filter = parseFilter(query, DLQ_FILTERS, ['count', 'cursor', 'dlqIds'], 'dead-letter bulk actions')
+  const given = query.getAll('dlqIds')
+  if (given.length > 0) {
+    if (filter.any) throw new StoreError('dlqIds and filters cannot be combined: name the dead letters, or filter them', 400)
+    return { ids: given, more: false }
+  }
+  const count = countOf(query)
+  const { ids, times } = await dlqEntries(store)
   const matching: string[] = []
-  for (const id of all) {
-    if (urls || kind) {
-      const message = await store.loadMessage(id)
-      if (urls && !urls.includes(message?.url ?? '')) continue
-      if (kind && message?.kind !== kind) continue
-    }
-    matching.push(id)
+  for (const { message, subject } of await subjectsOf(store, ids, times)) {
+    if (kind && message.kind !== kind) continue
+    if (!filter.accepts(subject)) continue
+    matching.push(message.id)
     if (matching.length > count) break
   }
   return { ids: matching.slice(0, count), more: matching.length > count }
 }
 
-/** Filters of `GET /v2/dlq` (`client.dlq.listMessages`, the workflow client's `dlq.list`). */
-export interface DlqListFilter {
-  readonly workflowOnly: boolean
-  readonly urls?: readonly string[]
-  readonly runIds?: readonly string[]
-}
-
 /**
- * The list's filter, or undefined when there is none: `source=workflow`, `url`, `workflowRunId`
- * are honoured; any other filter is refused rather than ignored.
+ * `GET /v2/dlq`'s filter (`client.dlq.listMessages`, the workflow client's `dlq.list`), or
+ * undefined when there is none: `source=workflow` keeps workflow steps, `dlqIds` names dead
+ * letters, and every filter of the DLQ (see DLQ_FILTERS) is honoured.
  */
 export function dlqListFilter(query: URLSearchParams): DlqListFilter | undefined {
-  const paging = new Set(['_token', 'offset', 'count', 'cursor'])
-  const known = new Set(['source', 'url', 'workflowRunId'])
-  let any = false
-  for (const name of query.keys()) {
-    if (paging.has(name)) continue
-    if (!known.has(name)) throw new StoreError(`filter ${JSON.stringify(name)} is not supported by the restis queue service (supported: url, workflowRunId, source=workflow)`, 400)
-    any = true
-  }
-  if (!any) return undefined
+  const filter = parseFilter(query, DLQ_FILTERS, ['offset', 'count', 'cursor', 'source', 'dlqIds'], 'the dead-letter list (GET /v2/dlq)')
   const source = query.get('source')
   if (source !== null && source !== 'workflow') throw new StoreError(`filter source=${JSON.stringify(source)} is not supported by the restis queue service (supported: source=workflow)`, 400)
-  const urls = query.getAll('url')
-  const runIds = query.getAll('workflowRunId')
-  return { workflowOnly: source === 'workflow', urls: urls.length > 0 ? urls : undefined, runIds: runIds.length > 0 ? runIds : undefined }
+  const ids = query.getAll('dlqIds')
+  if (!filter.any && source === null && ids.length === 0) return undefined
+  return { workflowOnly: source === 'workflow', ids: ids.length > 0 ? ids : undefined, accepts: filter.accepts }
+}
+
+/** Filters of `GET /v2/dlq`. */
+export interface DlqListFilter {
+  readonly workflowOnly: boolean
+  readonly ids?: readonly string[]
+  readonly accepts: (subject: FilterSubject) => boolean
 }
 
 /** Dead-letter ids matching the filter, newest first. */
 export async function filteredDlqIds(store: QueueStore, filter: DlqListFilter): Promise<string[]> {
-  const ids = texts(await store.call(['ZREVRANGE', store.dlqKey, '0', '-1']))
-  const messages = await store.loadMessages(ids)
-  return messages
-    .filter((message) => (!filter.workflowOnly || message.runId !== undefined) && (!filter.urls || filter.urls.includes(message.url)) && (!filter.runIds || (message.runId !== undefined && filter.runIds.includes(message.runId))))
-    .map((message) => message.id)
+  const { ids, times } = await dlqEntries(store)
+  const wanted = filter.ids === undefined ? ids : ids.filter((id) => filter.ids!.includes(id))
+  return (await subjectsOf(store, wanted, times))
+    .filter(({ message, subject }) => (!filter.workflowOnly || message.runId !== undefined) && filter.accepts(subject))
+    .map(({ message }) => message.id)
 }
 
 export function messageAdminRoutes({ store, wake }: MessageAdminDeps): Route[] {
@@ -154,18 +168,20 @@ export function messageAdminRoutes({ store, wake }: MessageAdminDeps): Route[] {
     return jsonResponse(200, { cancelled: 1 })
   }
 
+  /** Every matching pending message in one call (the SDK's `count` is ignored by the hosted queue too: a cancel is not paged). */
   async function cancelMessages({ query }: ApiCall): Promise<HttpResponse> {
-    const { ids, urls } = filterOf(query, 'messageIds')
-    const candidates = ids ?? texts(await store.call(['ZRANGE', store.dueKey, '0', '-1']))
-    let cancelled = 0
-    for (const id of candidates) {
-      if (urls) {
-        const message = await store.loadMessage(id)
-        if (!message || !urls.includes(message.url)) continue
-      }
-      if (!ids && (await store.loadMessage(id))?.kind === 'workflow') continue // bulk cancel leaves runs to the run API
-      if ((await cancelMessage(store, id)) === 'canceled') cancelled++
+    const filter = parseFilter(query, CANCEL_FILTERS, ['count', 'cursor', 'messageIds'], 'the bulk message cancel (DELETE /v2/messages)')
+    const ids = query.getAll('messageIds')
+    if (ids.length > 0 && filter.any) throw new StoreError('messageIds and filters cannot be combined: name the messages, or filter them', 400)
+    countOf(query)
+    let candidates = ids
+    if (ids.length === 0) {
+      const pending = await pendingIds(store)
+      // bulk cancel leaves workflow steps to the run API
+      candidates = (await subjectsOf(store, pending)).filter(({ message, subject }) => message.kind !== 'workflow' && filter.accepts(subject)).map(({ message }) => message.id)
     }
+    let cancelled = 0
+    for (const id of candidates) if ((await cancelMessage(store, id)) === 'canceled') cancelled++
     return jsonResponse(200, { cancelled })
   }
 

@@ -40,6 +40,10 @@ import { dlqListFilter, filteredDlqIds, messageAdminRoutes } from './message-adm
 import { workflowDlqRoutes } from './workflow-dlq.js'
 import { inheritRunOptions } from './publish-options.js'
 import { hostedBackoff } from './retry-delay.js'
+import { requestOrigin } from './message-subjects.js'
+import { flowControlRoutes } from './flow-control-api.js'
+import { WorkflowLogs } from './workflow-logs.js'
+import { runsToCancel } from './run-selection.js'
 
 /** Options of {@link createQueueService}. @public */
 export interface QueueServiceOptions {
@@ -232,8 +236,8 @@ function error(status: number, message: string): HttpResponse {
   return reply(status, { error: message })
 }
 
-/** Hosted-queue APIs the local service does not implement: 501 rather than 404. */
-const UNSUPPORTED: ReadonlySet<string> = new Set(['flowControl'])
+/** Hosted-queue APIs the local service does not implement: 501 rather than 404 (none left). */
+const UNSUPPORTED: ReadonlySet<string> = new Set<string>()
 
 function digest(value: string): Buffer {
   return sha256(value)
@@ -330,7 +334,8 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
     } else scheduled = await store.addMessage(plan.message)
     if (!scheduled.deduplicated) {
       const runId = plan.kind === 'init' ? plan.run.id : plan.kind === 'step' ? plan.runId : undefined
-      await created(scheduled.messageId, runId === undefined ? origin : { ...origin, workflowRunId: runId })
+      const flowControlKey = plan.message.flowControl?.key
+      await created(scheduled.messageId, { ...origin, ...(runId === undefined ? {} : { workflowRunId: runId }), ...(flowControlKey === undefined ? {} : { flowControlKey }) })
       worker.wake()
     }
     return scheduled
@@ -362,7 +367,7 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
     } catch (cause) {
       throw cause instanceof StoreError ? refusalFor(headers, cause) : cause
     }
-    return reply(201, scheduledAnswer(await schedule(plan), destination))
+    return reply(201, scheduledAnswer(await schedule(plan, requestOrigin(request.remoteAddress, headers)), destination))
   }
 
   /** `POST /v2/enqueue/<queue>/<destination>`: a message that waits for its turn in the queue. */
@@ -379,7 +384,7 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
     const plan = planMessage(destination, fetchHeaders(request.headers), request.body ?? new Uint8Array(0), defaultRetries)
     if (plan.kind !== 'publish') return error(400, 'workflow messages cannot be enqueued: a run orders its own steps')
     const messageId = await queues.enqueue(params.name, plan.message)
-    await created(messageId, { queueName: params.name })
+    await created(messageId, { ...requestOrigin(request.remoteAddress, fetchHeaders(request.headers)), queueName: params.name })
     void queues.dispatch()
     return reply(201, { messageId, url: destination })
   }
@@ -392,7 +397,8 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
     const plans = group.endpoints.map((endpoint) => planMessage(withQuery(endpoint.url), fetchHeaders(request.headers), request.body ?? new Uint8Array(0), defaultRetries))
     if (plans.some((plan) => plan.kind !== 'publish')) return error(400, 'workflow messages cannot be published to a URL group')
     const answers: Record<string, unknown>[] = []
-    for (const [index, plan] of plans.entries()) answers.push(scheduledAnswer(await schedule(plan, { topicName: name, endpointName: group.endpoints[index].name }), withQuery(group.endpoints[index].url)))
+    const origin = requestOrigin(request.remoteAddress, fetchHeaders(request.headers))
+    for (const [index, plan] of plans.entries()) answers.push(scheduledAnswer(await schedule(plan, { ...origin, topicName: name, endpointName: group.endpoints[index].name }), withQuery(group.endpoints[index].url)))
     return reply(201, answers)
   }
 
@@ -405,6 +411,7 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
     }
     if (!Array.isArray(entries)) return error(400, 'the batch body must be a JSON array of messages {destination, headers, body}')
     const plans: MessagePlan[] = []
+    const origins: MessageOrigin[] = []
     for (const [index, entry] of entries.entries()) {
       if (typeof entry !== 'object' || entry === null || typeof (entry as { destination?: unknown }).destination !== 'string') {
         return error(400, `batch message ${index}: "destination" (a URL string) is required`)
@@ -419,6 +426,7 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
       try {
         if (body !== undefined && body !== null && typeof body !== 'string') throw new StoreError('"body" must be a string', 400)
         plans.push(planMessage(destination, parsedHeaders, Buffer.from(body ?? '', 'utf8'), defaultRetries))
+        origins.push(requestOrigin(request.remoteAddress, parsedHeaders))
       } catch (cause) {
         if (cause instanceof StoreError) return error(refusalFor(parsedHeaders, cause).status, `batch message ${index}: ${cause.message}`)
         throw cause
@@ -427,7 +435,7 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
     const answers: Record<string, unknown>[] = []
     for (const [index, plan] of plans.entries()) {
       const destination = (entries[index] as { destination: string }).destination
-      answers.push(scheduledAnswer(await schedule(plan), destination))
+      answers.push(scheduledAnswer(await schedule(plan, origins[index]), destination))
     }
     return reply(200, answers)
   }
@@ -537,8 +545,9 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
   // --- the API: one handler per route ------------------------------------------------------
 
   async function cancelRuns({ query }: ApiCall): Promise<HttpResponse> {
-    const ids = query.getAll('workflowRunIds')
-    if (ids.length === 0) return error(400, 'name the runs to cancel with workflowRunIds=<id> query parameters')
+    const named = query.getAll('workflowRunIds')
+    if (named.length > 0 && [...query.keys()].some((name) => name !== 'workflowRunIds' && name !== '_token')) return error(400, 'workflowRunIds and filters cannot be combined: name the runs, or filter them')
+    const ids = named.length > 0 ? named : await runsToCancel(store, query)
     let cancelled = 0
     for (const id of ids) {
       try {
@@ -625,6 +634,8 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
     ...eventLog.routes(),
     ...messageAdminRoutes({ store, wake: () => worker.wake() }),
     ...workflowDlqRoutes({ store, wake: () => worker.wake() }),
+    ...flowControlRoutes({ store, wake: () => worker.wake(), concurrency: options.concurrency ?? 64 }),
+    ...new WorkflowLogs(store).routes(),
   ]
 
   /** The pages (no token: the page asks for it) and the API (the token first). */

@@ -2,15 +2,17 @@
  * The workflow side of the dead-letter list, as `@upstash/workflow`'s `client.dlq` calls it:
  * `POST /v2/workflows/dlq/resume` (deliver the failed step again; finished steps are kept),
  * `POST /v2/workflows/dlq/restart` (a new run with the same payload and settings, from the
- * first step), both by `dlqIds=…` or in bulk (every workflow dead letter, or those of `url=…`),
+ * first step), both by `dlqIds=…` or in bulk (every workflow dead letter, or those matching the
+ * SDK's filters), `DELETE /v2/workflows/dlq` (bulk delete, same selection)
  * and `POST /v2/workflows/dlq/callback/:dlqId` (deliver a failed failure callback again).
- * `Upstash-Retries` on a restart sets the new run's retries; on a resume, and flow control on
- * either, it is refused rather than ignored.
+ * `Upstash-Retries` and flow control (the SDK's `retries` / `flowControl` options) set the new
+ * run's settings on a restart, and the resumed step's and the run's on a resume.
  */
 import { randomBytes } from 'node:crypto'
 import { jsonResponse, fetchHeaders, type HttpResponse } from '../adapters/http.js'
 import { RETRIES_HEADER } from '../workflow/constants.js'
-import { FLOW_CONTROL_KEY_HEADER, FLOW_CONTROL_VALUE_HEADER } from './flow-control.js'
+import { FLOW_CONTROL_KEY_HEADER, FLOW_CONTROL_VALUE_HEADER, parseFlowControl, type FlowControl } from './flow-control.js'
+import type { Command } from '../reply.js'
 import { dlqSelection } from './message-admin.js'
 import type { ApiCall, Route } from './routes.js'
 import { StoreError, type MessageRecord, type QueueStore, type RunRecord } from './store.js'
@@ -36,21 +38,44 @@ async function deadWorkflowMessage(store: QueueStore, dlqId: string): Promise<{ 
   return { message, run }
 }
 
-function refuseFlowControl(headers: Headers, action: string): void {
-  if (headers.has(FLOW_CONTROL_KEY_HEADER) || headers.has(FLOW_CONTROL_VALUE_HEADER)) {
-    throw new StoreError(`flow control on a workflow DLQ ${action} is not supported by the restis queue service: the run keeps the flow control of its messages`, 400)
-  }
+/** The flow control a resume or restart sets (the SDK's `flowControl` option), if any. */
+function flowControlOf(headers: Headers): FlowControl | undefined {
+  if (!headers.has(FLOW_CONTROL_KEY_HEADER) && !headers.has(FLOW_CONTROL_VALUE_HEADER)) return undefined
+  return parseFlowControl(headers.get(FLOW_CONTROL_KEY_HEADER), headers.get(FLOW_CONTROL_VALUE_HEADER))
+}
+
+/** The retries a resume or restart sets (`Upstash-Retries`, the SDK's `retries` option), if any. */
+function retriesOf(headers: Headers): number | undefined {
+  const value = headers.get(RETRIES_HEADER)
+  if (value === null) return undefined
+  const retries = Number(value)
+  if (!(Number.isInteger(retries) && retries >= 0 && retries <= 100)) throw new StoreError(`invalid ${RETRIES_HEADER} ${JSON.stringify(value)}: an integer from 0 to 100`, 400)
+  return retries
 }
 
 export function workflowDlqRoutes({ store, wake }: WorkflowDlqDeps): Route[] {
+  /**
+   * A resume's new settings: the failed step's message and the run take the retries; the step
+   * and the start message (whose flow control later steps inherit) take the flow control.
+   */
+  async function applyToRun(run: RunRecord, messageId: string, flowControl: FlowControl | undefined, retries: number | undefined): Promise<void> {
+    const commands: Command[] = []
+    if (retries !== undefined) commands.push(['HSET', store.messageKey(messageId), 'retries', String(retries)], ['HSET', store.runKey(run.id), 'retries', String(retries)])
+    if (flowControl !== undefined) {
+      for (const id of new Set([messageId, run.initMessageId])) commands.push(['HSET', store.messageKey(id), 'flowControl', JSON.stringify(flowControl)])
+    }
+    if (commands.length > 0) await store.multi(commands)
+  }
+
   async function resume({ request, query }: ApiCall): Promise<HttpResponse> {
     const headers = fetchHeaders(request.headers)
-    refuseFlowControl(headers, 'resume')
-    if (headers.has(RETRIES_HEADER)) throw new StoreError(`${RETRIES_HEADER} on a workflow DLQ resume is not supported by the restis queue service: the step is delivered again with the run's retries`, 400)
+    const flowControl = flowControlOf(headers)
+    const retries = retriesOf(headers)
     const { ids, more } = await dlqSelection(store, query, 'workflow')
     const workflowRuns: { workflowRunId: string; workflowCreatedAt: number }[] = []
     for (const id of ids) {
       const { run } = await deadWorkflowMessage(store, id)
+      await applyToRun(run, id, flowControl, retries)
       await store.replay(id)
       workflowRuns.push({ workflowRunId: run.id, workflowCreatedAt: run.createdAt })
     }
@@ -60,10 +85,8 @@ export function workflowDlqRoutes({ store, wake }: WorkflowDlqDeps): Route[] {
 
   async function restart({ request, query }: ApiCall): Promise<HttpResponse> {
     const headers = fetchHeaders(request.headers)
-    refuseFlowControl(headers, 'restart')
-    const retriesHeader = headers.get(RETRIES_HEADER)
-    const retries = retriesHeader === null ? undefined : Number(retriesHeader)
-    if (retries !== undefined && !(Number.isInteger(retries) && retries >= 0 && retries <= 100)) throw new StoreError(`invalid ${RETRIES_HEADER} ${JSON.stringify(retriesHeader)}: an integer from 0 to 100`, 400)
+    const flowControl = flowControlOf(headers)
+    const retries = retriesOf(headers)
     const { ids, more } = await dlqSelection(store, query, 'workflow')
     const workflowRuns: { workflowRunId: string; workflowCreatedAt: number }[] = []
     for (const id of ids) {
@@ -88,7 +111,7 @@ export function workflowDlqRoutes({ store, wake }: WorkflowDlqDeps): Route[] {
           stepType: 'Initial',
           expect: ['s:1', 'p:1'],
           retryDelay: init.retryDelay,
-          flowControl: init.flowControl,
+          flowControl: flowControl ?? init.flowControl,
         },
       )
       await store.deleteDlq(id)
@@ -116,7 +139,16 @@ export function workflowDlqRoutes({ store, wake }: WorkflowDlqDeps): Route[] {
     return jsonResponse(200, { workflowRunId: run?.id, workflowCreatedAt: run?.createdAt })
   }
 
+  /** `client.dlq.delete(…)` of the workflow SDK: removes workflow dead letters from the list (their runs stay failed). */
+  async function deleteDeadLetters({ query }: ApiCall): Promise<HttpResponse> {
+    const { ids, more } = await dlqSelection(store, query, 'workflow')
+    let deleted = 0
+    for (const id of ids) if (await store.deleteDlq(id)) deleted++
+    return jsonResponse(200, { deleted, ...(more ? { cursor: 'next' } : {}) })
+  }
+
   return [
+    { method: 'DELETE', path: 'workflows/dlq', run: deleteDeadLetters },
     { method: 'POST', path: 'workflows/dlq/resume', run: resume },
     { method: 'POST', path: 'workflows/dlq/restart', run: restart },
     { method: 'POST', path: 'workflows/dlq/callback/:dlqId', run: retryFailureCallback },

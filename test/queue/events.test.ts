@@ -112,8 +112,9 @@ describe('event log through @upstash/qstash', () => {
     expect(all.cursor).toBeUndefined()
   })
 
-  test('refuses filters it does not support and bad values, with the reason', async () => {
-    await expect(client.logs({ filter: { callerIp: '1.2.3.4' } })).rejects.toThrow(/filter callerIp is not supported/)
+  test('refuses filters the log does not take and bad values, with the reason', async () => {
+    await expect(client.logs({ filter: { responseStatus: 500 } as never })).rejects.toThrow(/filter responseStatus is not supported on the event log/)
+    await expect(client.logs({ filter: { fromDate: 'yesterday' as never } })).rejects.toThrow(/invalid fromDate .*yesterday.*: unix milliseconds or a date/)
     await expect(client.logs({ count: 5000 })).rejects.toThrow(/invalid count/)
     await expect(client.logs({ cursor: 'nope' })).rejects.toThrow(/invalid cursor/)
   })

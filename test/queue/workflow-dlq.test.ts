@@ -83,21 +83,34 @@ describe('workflow DLQ actions with @upstash/workflow', () => {
     expect([counter.get('a2'), counter.get('a3')]).toEqual([1, 1])
   })
 
-  test('options the queue cannot honour on resume are refused, and nothing is resumed', async () => {
+  test('retries and flow control on resume and restart set the run’s settings; bad values are refused', async () => {
     broken = true
-    const { workflowRunId, dlqId } = await failedRun(4)
-    await expect(client.dlq.resume({ dlqId, retries: 5 })).rejects.toThrow(/Upstash-Retries on a workflow DLQ resume is not supported/)
-    await expect(client.dlq.restart({ dlqId, flowControl: { key: 'k', parallelism: 1 } })).rejects.toThrow(/flow control on a workflow DLQ restart is not supported/)
-    expect((await queue.runs.get(workflowRunId))!.run.state).toBe('RUN_FAILED')
+    const first = await failedRun(4)
+    await expect(client.dlq.resume({ dlqId: first.dlqId, retries: 101 })).rejects.toThrow(/invalid Upstash-Retries .*101.*: an integer from 0 to 100/)
+    expect((await queue.runs.get(first.workflowRunId))!.run.state).toBe('RUN_FAILED')
+    // still broken: the resumed step gets its new budget of 2 retries (3 attempts) and fails again
+    await client.dlq.resume({ dlqId: first.dlqId, retries: 2, flowControl: { key: 'resumed-key', parallelism: 1 } })
+    const resumed = await queue.waitForRun(first.workflowRunId)
+    expect(resumed.run.state).toBe('RUN_FAILED')
+    const step = resumed.steps.find((entry) => entry.messageId === first.dlqId)!
+    expect(step.maxRetries).toBe(2)
+    expect(await client.dlq.list({ filter: { flowControlKey: 'resumed-key' } })).toMatchObject({ messages: [{ dlqId: first.dlqId }] })
+    broken = false
+    const restarted = await client.dlq.restart({ dlqId: first.dlqId, retries: 1, flowControl: { key: 'restarted-key', parallelism: 1 } })
+    const run = await queue.waitForRun(restarted.workflowRunId)
+    expect(run.run).toMatchObject({ state: 'RUN_SUCCESS', retries: 1 })
+    const info = await fetch(`${queue.url}/v2/flowControl/restarted-key`, { headers: { authorization: `Bearer ${TOKEN}` } })
+    expect(await info.json()).toMatchObject({ flowControlKey: 'restarted-key', parallelismMax: 1 })
     await expect(client.dlq.resume({ dlqId: 'msg_missing' })).rejects.toThrow(/dead letter msg_missing not found/)
   })
 
-  test('dlq.list filters by run id and refuses filters it does not know', async () => {
+  test('dlq.list filters by run id and refuses filters the DLQ does not take', async () => {
     broken = true
     const { workflowRunId, dlqId } = await failedRun(6)
     const { messages } = await client.dlq.list({ filter: { workflowRunId } })
     expect(messages.map((letter) => letter.dlqId)).toEqual([dlqId])
-    await expect(client.dlq.list({ filter: { label: 'x' } })).rejects.toThrow(/filter .*label.* is not supported by the restis queue service/)
+    expect((await client.dlq.list({ filter: { label: 'x' } })).messages).toEqual([])
+    await expect(client.dlq.list({ filter: { host: 'example.com' } as never })).rejects.toThrow(/filter host is not supported on the dead-letter list/)
   })
 
   test('retryFailureFunction delivers a failed failure callback again', async () => {
