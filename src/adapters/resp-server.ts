@@ -594,7 +594,7 @@ class Client {
   #run(argv: Buffer[]): void {
     let out: Out | Promise<Out> | typeof QUIT | typeof NO_REPLY
     this.#barrier = false
-    this.#record.lastCommand = resolveCommand(argv)?.name ?? this.#record.lastCommand
+    this.#record.noteCommand(argv)
     for (const arg of argv) this.#argvMem += arg.length
     try {
       out = this.#handle(argv)
@@ -869,7 +869,7 @@ class Client {
         return this.#introspection(name, argv)
     }
     // A command that may block holds the connection's input back until it answers.
-    if (!ConnectionSession.mayBlock(name)) return this.#call(argv)
+    if (!ConnectionSession.mayBlock(name)) return this.#session.execNow(argv, this.#context)
     this.#barrier = true
     return this.#session.exec(argv, this.#context, true)
   }
