@@ -13,7 +13,7 @@ import { MemorySession, type SessionHost } from './memory-session.js'
 import type { Out, Session } from './command.js'
 import { Engine, type EngineOptions } from './engine.js'
 import { toPubSubEvent, type PubSubReply } from './pubsub.js'
-import { asBuffer } from '../../resp/protocol.js'
+import { latin1Text } from '../../resp/protocol.js'
 import { requestBudget } from './reply-budget.js'
 import { AofControl } from './persistence/aof-control.js'
 import { removeAofHistoryFiles, removeStaleTempFiles } from './persistence/stale-temp-files.js'
@@ -374,7 +374,7 @@ function isAscii(text: string): boolean {
 /** One command word as the engine's binary string: strings are UTF-8, bytes are kept as they are. */
 export function toBinary(arg: Arg): string {
   if (typeof arg === 'string') return isAscii(arg) ? arg : Buffer.from(arg, 'utf8').toString('latin1')
-  return asBuffer(arg).toString('latin1')
+  return latin1Text(arg)
 }
 
 /**
