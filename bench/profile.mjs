@@ -11,6 +11,7 @@
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
+import { pathToFileURL } from 'node:url'
 import { ROOT, ensureTools, httpRequest, main, runWrk, startBareNode, startRedis, startRestis } from './lib.mjs'
 
 /** Self time by function (and by file) from a V8 .cpuprofile. */
@@ -62,9 +63,12 @@ export function summarize(file, top = 30) {
   for (const [key, time] of [...byFile].sort((a, b) => b[1] - a[1]).slice(0, 20)) console.log(`${pct(time)}  ${key}`)
 }
 
-if (process.argv[2] === 'summary') {
+/** Run as a script, not imported for {@link summarize} (bench/resp-cpu.mjs does). */
+const isEntry = import.meta.url === pathToFileURL(process.argv[1] ?? '').href
+
+if (isEntry && process.argv[2] === 'summary') {
   summarize(process.argv[3], Number(process.argv[4] ?? 40))
-} else {
+} else if (isEntry) {
   const kind = process.argv[2] ?? 'get'
   const executor = process.argv[3] ?? 'memory'
   const seconds = Number(process.argv[4] ?? 8)

@@ -26,6 +26,7 @@ const SUITES = [
   { name: 'collections', budget: 150, env: { BENCH_ROUNDS: '2', BENCH_SECONDS: '0.1', BENCH_DEADLINE: '80' } },
   { name: 'gateway', budget: 130, env: { BENCH_ROUNDS: '3', BENCH_SECONDS: '3' } },
   { name: 'resp', budget: 100, env: { BENCH_ROUNDS: '2' } },
+  { name: 'resp-cpu', budget: 120, env: { BENCH_ROUNDS: '1', BENCH_REQUESTS: '300000' } },
   { name: 'scripting-json', budget: 40, env: { BENCH_ROUNDS: '3' } },
   { name: 'persistence', budget: 90, env: { BENCH_ROUNDS: '1' } },
   { name: 'bgsave', budget: 150, env: { BENCH_BGSAVE_KEYS: '1000000' } },

@@ -24,12 +24,12 @@ import { readFileSync } from 'node:fs'
 import type { Server as HttpServer } from 'node:http'
 import { OK, QUEUED, ReplyError, Status, type Command, type Reply } from '../reply.js'
 import { secretsEqual } from '../auth/digest.js'
-import { encodeReply } from '../resp/encode.js'
+import { encodeReply, writeBytes } from '../resp/encode.js'
 import { encodeCommandReply, encodeFor, helloReply, pushFrame, pushFrames, type RespVersion } from './resp/connection-protocol.js'
 import { resp3Transaction } from '../resp/resp3-shape.js'
 import { clientTrackingReply } from './resp/client-tracking.js'
 import { RequestDecoder } from '../resp/request.js'
-import { NEED_MORE, RespProtocolError } from '../resp/protocol.js'
+import { latin1Text, NEED_MORE, RespProtocolError } from '../resp/protocol.js'
 import { BackendUnavailableError, backendFailureMessage, type CallContext, type Executor, type PubSubEvent } from '../executor/executor.js'
 import { allCommands, arityError, checkArity, lookupError, resolveCommand, SERVER_VERSION } from '../commands/lookup.js'
 import { checkPermission } from '../auth/permissions.js'
@@ -255,7 +255,7 @@ const MONITOR_ALLOWED = new Set(['quit', 'reset', 'monitor', 'ping', 'auth', 'he
 const bulk = (text: string): Buffer => Buffer.from(text, 'utf8')
 
 function lower(arg: Buffer): string {
-  return arg.toString('latin1').toLowerCase()
+  return latin1Text(arg).toLowerCase()
 }
 
 /** Redis's `string2ll` for small numbers: digits with an optional minus, no leading zeros. */
@@ -594,7 +594,7 @@ class Client {
   #run(argv: Buffer[]): void {
     let out: Out | Promise<Out> | typeof QUIT | typeof NO_REPLY
     this.#barrier = false
-    this.#record.lastCommand = resolveCommand(argv)?.name ?? this.#record.lastCommand
+    this.#record.noteCommand(argv)
     for (const arg of argv) this.#argvMem += arg.length
     try {
       out = this.#handle(argv)
@@ -698,9 +698,14 @@ class Client {
     if (this.#gone) return
     const slots = this.#slots
     let ready = 0
-    while (ready < slots.length && slots[ready].out !== undefined) ready++
+    let bytes = 0
+    for (; ready < slots.length; ready++) {
+      const out = slots[ready].out
+      if (out === undefined) break
+      bytes += out.length
+    }
     if (ready > 0) {
-      const chunk = ready === 1 ? (slots[0].out as Buffer) : Buffer.concat(slots.slice(0, ready).map((slot) => slot.out as Buffer))
+      const chunk = ready === 1 ? (slots[0].out as Buffer) : joinReady(slots, ready, bytes)
       this.#slots = ready === slots.length ? [] : slots.slice(ready)
       // Checked as the output grows, before the socket may take it, as Redis checks a reply it adds.
       if (this.#overOutputLimit()) return this.#drop()
@@ -869,7 +874,7 @@ class Client {
         return this.#introspection(name, argv)
     }
     // A command that may block holds the connection's input back until it answers.
-    if (!ConnectionSession.mayBlock(name)) return this.#call(argv)
+    if (!ConnectionSession.mayBlock(name)) return this.#session.execNow(argv, this.#context)
     this.#barrier = true
     return this.#session.exec(argv, this.#context, true)
   }
@@ -1197,6 +1202,21 @@ class Client {
     if (name === 'config' && sub === 'get') return []
     return reply
   }
+}
+
+/**
+ * The first `count` slots' bytes (`bytes` in all) in one buffer, for one write. Pipelined replies
+ * are mostly a few bytes each, which a loop copies faster than a native call per reply.
+ */
+function joinReady(slots: readonly Slot[], count: number, bytes: number): Buffer {
+  const chunk = Buffer.allocUnsafe(bytes)
+  let offset = 0
+  for (let i = 0; i < count; i++) {
+    const out = slots[i].out as Buffer
+    writeBytes(chunk, offset, out)
+    offset += out.length
+  }
+  return chunk
 }
 
 /** Redis accepts client names of printable ASCII without spaces (`!` … `~`). */

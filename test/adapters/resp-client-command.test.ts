@@ -113,6 +113,31 @@ describe.skipIf(redisServerSkipReason !== undefined)(liveSuiteName('CLIENT on th
     expect(JSON.stringify(transcript)).toContain('"cmd":"client|list"')
   })
 
+  test("cmd= is the last command read: a subcommand's full name, NULL after an unknown command", async () => {
+    const transcript = await differential(async (target) => {
+      const a = await connect(target)
+      const b = await connect(target)
+      const id = String(await a.call('CLIENT', 'ID'))
+      const cmd = async (): Promise<string | undefined> => parseLines(await b.call('CLIENT', 'LIST', 'ID', id))[0]?.get('cmd')
+      const out: unknown[] = [await cmd()]
+      await a.call('SET', 'k', 'v')
+      out.push(await cmd())
+      await a.call('CONFIG', 'GET', 'maxmemory')
+      out.push(await cmd())
+      out.push(show(await a.call('NOSUCHCOMMAND', 'x')))
+      out.push(await cmd())
+      await a.call('GET', 'k')
+      out.push(await cmd())
+      out.push(show(await a.call('CONFIG', 'NOSUCHSUB')))
+      out.push(await cmd())
+      a.destroy()
+      b.destroy()
+      return out
+    })
+    expect(transcript).toContain('config|get')
+    expect(transcript).toContain('NULL')
+  })
+
   test('LIST TYPE tells subscribers from normal clients', async () => {
     await differential(async (target) => {
       const a = await connect(target)

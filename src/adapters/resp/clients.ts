@@ -13,6 +13,7 @@
 
 import type net from 'node:net'
 import { ClientPause } from './client-pause.js'
+import { resolveCommand } from '../../commands/lookup.js'
 
 /** What a connection reports about itself when a listing asks. */
 export interface ClientProbe {
@@ -69,13 +70,21 @@ export type ReplyMode = 'on' | 'off' | 'skip-next' | 'skip'
 /** Redis's client types, as LIST and KILL filter on them. */
 export type ClientType = 'normal' | 'master' | 'replica' | 'pubsub'
 
+/** Longer than any subcommand name: such a second word is not kept, {@link NO_SUBCOMMAND} stands for it. */
+const SUBCOMMAND_NAME_MAX = 64
+const NO_SUBCOMMAND = Buffer.alloc(0)
+
 /** One connected client: its identity and the state CLIENT subcommands set. */
 export class ClientRecord {
   name = ''
   libName = ''
   libVer = ''
-  /** Full name of the last command run (`client|list`), `NULL` before the first (Redis). */
-  lastCommand = 'NULL'
+  /**
+   * The name and first argument of the last command read, kept so that its full name is looked
+   * up only when a listing asks ({@link ClientRecord.lastCommand}), not once per command.
+   */
+  #lastName: Buffer | undefined
+  #lastSub: Buffer | undefined
   noEvict = false
   noTouch = false
   reply: ReplyMode = 'on'
@@ -86,6 +95,23 @@ export class ClientRecord {
     /** The connection's: until its first bytes arrive (and show it is no HTTP request), a stand-in. */
     public handle: ClientHandle,
   ) {}
+
+  /**
+   * Full name of the last command read (`client|list`): `NULL` before the first and after an
+   * unknown one, as Redis's `lastcmd` (set from `lookupCommand` for every command it reads).
+   */
+  get lastCommand(): string {
+    if (this.#lastName === undefined) return 'NULL'
+    const argv = this.#lastSub === undefined ? [this.#lastName] : [this.#lastName, this.#lastSub]
+    return resolveCommand(argv)?.name ?? 'NULL'
+  }
+
+  /** Records the command being run (a reference to its first two words, nothing looked up). */
+  noteCommand(argv: readonly Buffer[]): void {
+    this.#lastName = argv[0]
+    // Only a subcommand name is looked up in the second word: a long one (a value) names none.
+    this.#lastSub = argv.length < 2 ? undefined : argv[1].length <= SUBCOMMAND_NAME_MAX ? argv[1] : NO_SUBCOMMAND
+  }
 
   /** `ip:port` of the peer, as Redis's `getClientPeerId`. */
   get addr(): string {

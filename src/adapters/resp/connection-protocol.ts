@@ -7,7 +7,7 @@
  * out-of-band message (sharded pub/sub, invalidations) is framed in one place.
  */
 
-import { ReplyMap, ReplyPush, type Command, type Reply } from '../../reply.js'
+import { OK, ReplyMap, ReplyPush, type Command, type Reply } from '../../reply.js'
 import { encodeReplies, encodeReply, encodeResp3Replies, encodeResp3Reply } from '../../resp/encode.js'
 import { resp3Reply } from '../../resp/resp3-shape.js'
 
@@ -19,8 +19,11 @@ export type RespVersion = 2 | 3
  * types Redis uses for that command in RESP3.
  */
 export function encodeCommandReply(version: RespVersion, argv: Command, reply: Reply): Buffer {
+  if (reply === OK) return OK_FRAME // the same bytes in both protocols; shared, never written into
   return version === 3 ? encodeResp3Reply(resp3Reply(argv, reply)) : encodeReply(reply)
 }
+
+const OK_FRAME = encodeReply(OK)
 
 /** A reply already in its final shape (no per-command reshaping). */
 export function encodeFor(version: RespVersion, reply: Reply): Buffer {

@@ -48,6 +48,15 @@ export class ConnectionSession {
     return mayBlock && this.#session !== undefined ? this.#session.exec(command, context) : this.#executor.exec(command, context)
   }
 
+  /**
+   * {@link ConnectionSession.exec} of a command that cannot block, with the reply itself when the
+   * executor has it at once ({@link Executor.execNow}), so the listener queues it without a promise.
+   */
+  execNow(command: Command, context: CallContext): Reply | Promise<Reply> {
+    const executor = this.#executor
+    return executor.execNow !== undefined ? executor.execNow(command, context) : executor.exec(command, context)
+  }
+
   /** WATCH key …: on the session, or refused with the reason. */
   watch(command: Command, context: CallContext): Promise<Reply> | ReplyError {
     return this.#session !== undefined ? this.#session.exec(command, context) : WATCH_UNSUPPORTED

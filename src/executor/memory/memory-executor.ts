@@ -13,7 +13,7 @@ import { MemorySession, type SessionHost } from './memory-session.js'
 import type { Out, Session } from './command.js'
 import { Engine, type EngineOptions } from './engine.js'
 import { toPubSubEvent, type PubSubReply } from './pubsub.js'
-import { asBuffer } from '../../resp/protocol.js'
+import { latin1Text } from '../../resp/protocol.js'
 import { requestBudget } from './reply-budget.js'
 import { AofControl } from './persistence/aof-control.js'
 import { removeAofHistoryFiles, removeStaleTempFiles } from './persistence/stale-temp-files.js'
@@ -61,10 +61,28 @@ export class MemoryExecutor implements Executor {
 
   /** {@inheritDoc Executor.exec} */
   exec(command: Command, context?: CallContext): Promise<Reply> {
+    const reply = this.runNow(command, context)
+    return reply instanceof Promise ? reply : Promise.resolve(reply)
+  }
+
+  /**
+   * {@inheritDoc Executor.execNow}
+   * The engine answers synchronously: the reply comes at once unless writes logged to the AOF
+   * are not written yet (then it waits for them, as `exec` does).
+   */
+  execNow(command: Command, context?: CallContext): Reply | Promise<Reply> {
+    // A subclass that overrides exec (to gate, log or wrap calls) keeps every call going through it.
+    if (this.exec !== MemoryExecutor.prototype.exec) return this.exec(command, context)
+    return this.runNow(command, context)
+  }
+
+  /** {@link MemoryExecutor.execNow} itself, for exec and execNow alike. */
+  private runNow(command: Command, context: CallContext | undefined): Reply | Promise<Reply> {
     if (this.#closed) return CLOSED()
     const reply = this.run(command, context)
     this.serveReady()
-    return this.whenDurable(reply, (error) => error)
+    const wait = this.aofControl?.aof?.durable()
+    return wait === undefined ? reply : wait.then((error) => error ?? reply)
   }
 
   /**
@@ -356,7 +374,7 @@ function isAscii(text: string): boolean {
 /** One command word as the engine's binary string: strings are UTF-8, bytes are kept as they are. */
 export function toBinary(arg: Arg): string {
   if (typeof arg === 'string') return isAscii(arg) ? arg : Buffer.from(arg, 'utf8').toString('latin1')
-  return asBuffer(arg).toString('latin1')
+  return latin1Text(arg)
 }
 
 /**
