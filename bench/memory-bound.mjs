@@ -9,7 +9,7 @@
  * Run: node bench/memory-bound.mjs
  */
 import v8 from 'node:v8'
-import { benchBuild } from './lib.mjs'
+import { benchBuild, saveResults } from './lib.mjs'
 
 const MB = 1024 * 1024
 const limitMb = Number(process.env.BOUND_MB ?? 100)
@@ -54,4 +54,8 @@ const usage = process.memoryUsage()
 const spaces = v8.getHeapSpaceStatistics().map((space) => `${space.space_name.replace(/_space$/, '')} ${(space.space_size / MB).toFixed(0)}`).join(', ')
 console.log(`baseline RSS ${(baselineRss / MB).toFixed(1)} MB; RSS - baseline ${((rss - baselineRss) / (limitMb * MB)).toFixed(2)}x maxmemory`)
 console.log(`heapTotal ${(usage.heapTotal / MB).toFixed(0)} MB (${spaces}), external ${(usage.external / MB).toFixed(0)} MB, arrayBuffers ${(usage.arrayBuffers / MB).toFixed(0)} MB`)
+saveResults('memory-bound', {
+  maxmemory: limitMb * MB, valueBytes, sets: keys, cpuSeconds, keysKept: Number(engine.call(session, ['DBSIZE'])),
+  usedMemory: used, rss, maxRss, baselineRss, rssOverBaselinePerMaxmemory: (rss - baselineRss) / (limitMb * MB),
+})
 executor.close()
