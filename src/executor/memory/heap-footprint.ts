@@ -15,6 +15,8 @@
  * (a heap that keeps freed pages committed must not make eviction empty the database), and it is
  * measured only once the dataset is at least {@link MIN_CALIBRATION_BYTES}: below that, the
  * heap's own noise (the young generation, other objects of the process) outweighs the data.
+ * The heap is the process's: with several limited engines in one process, each weighs all of it
+ * against its own dataset, which errs towards evicting more, never towards a larger RSS.
  */
 import { getHeapStatistics } from 'node:v8'
 
