@@ -19,14 +19,20 @@
  * Run: npm run bench:bgsave
  */
 
-import { spawn } from 'node:child_process'
+import { once } from 'node:events'
 import { mkdtempSync, rmSync } from 'node:fs'
+import net from 'node:net'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { benchBuild, ensureTools, fmt, freePort, main, ratio, saveResults, startChild, startRestis, table, waitForPort } from './lib.mjs'
 
 const KEY_COUNTS = (process.env.BENCH_BGSAVE_KEYS ?? '1000000,10000000').split(',').map(Number)
 const BASELINE_GETS = 20_000
+/**
+ * How long a server of the run may live: the suite's default (15 min) killed the server in the
+ * middle of a 10M-key fill on a loaded machine, which the fill saw as EPIPE. 5 min per million keys.
+ */
+const serverLifetimeMs = (keys) => Math.max(15 * 60_000, (keys / 1e6) * 5 * 60_000)
 const OPERATIONS = (process.env.BENCH_BGSAVE_OPERATIONS ?? 'BGSAVE').split(',').map((name) => name.trim().toUpperCase())
 
 /** What each measured operation answers when it starts, and the INFO lines that say it ended. */
@@ -40,33 +46,63 @@ const OPERATION = {
   },
 }
 
-/** N `SET key:<i> value:<i>` commands in RESP, as redis-cli --pipe reads them. */
-function* setCommands(count) {
-  const batch = []
-  for (let i = 0; i < count; i++) {
+/** Commands a fill writes before it waits for their replies. */
+const FILL_WINDOW = 10_000
+
+/** `SET key:<i> value:<i>` for i in [from, to), in RESP. */
+function setCommands(from, to) {
+  const parts = []
+  for (let i = from; i < to; i++) {
     const key = `key:${i}`
     const value = `value:${i}`
-    batch.push(`*3\r\n$3\r\nSET\r\n$${key.length}\r\n${key}\r\n$${value.length}\r\n${value}\r\n`)
-    if (batch.length === 10_000) {
-      yield batch.join('')
-      batch.length = 0
-    }
+    parts.push(`*3\r\n$3\r\nSET\r\n$${key.length}\r\n${key}\r\n$${value.length}\r\n${value}\r\n`)
   }
-  if (batch.length > 0) yield batch.join('')
+  return parts.join('')
 }
 
-/** Fills a server through `redis-cli --pipe` (AUTH first when a password is given). */
-async function fill(port, count, password) {
-  const args = ['-p', String(port), '--pipe', ...(password ? ['-a', password, '--no-auth-warning'] : [])]
-  const child = spawn('redis-cli', args, { stdio: ['pipe', 'pipe', 'inherit'] })
-  let output = ''
-  child.stdout.on('data', (chunk) => (output += chunk))
-  for (const text of setCommands(count)) {
-    if (!child.stdin.write(text)) await new Promise((resolve) => child.stdin.once('drain', resolve))
+/**
+ * Fills a server with `count` keys: windows of {@link FILL_WINDOW} SETs written at once, the next
+ * only once every reply of the last one arrived (each a `+OK` line), so neither side ever
+ * buffers more than one window. When the connection breaks, the error says how far the fill got
+ * and what became of the server (`server.exited`), instead of an EPIPE from a pipe's writer.
+ */
+async function fill(port, count, password, server) {
+  const socket = net.connect(port, '127.0.0.1')
+  await once(socket, 'connect')
+  let pendingLines = 0
+  let wake
+  let failure
+  let sent = 0
+  let exitState = 'running'
+  server.exited.then((code) => (exitState = `exited with ${code ?? server.child.signalCode}`))
+  const fail = (error) => {
+    failure ??= new Error(`fill of ${count} keys stopped after ${sent} sent (server ${exitState}): ${error.message}\n${server.log().slice(-2000)}`)
+    wake?.()
   }
-  child.stdin.end()
-  const code = await new Promise((resolve) => child.once('exit', resolve))
-  if (code !== 0 || !/errors: 0, replies: \d+/.test(output)) throw new Error(`redis-cli --pipe failed: ${output}`)
+  socket.on('error', fail)
+  socket.on('close', () => fail(new Error('connection closed')))
+  socket.on('data', (chunk) => {
+    for (let at = chunk.indexOf(10); at !== -1; at = chunk.indexOf(10, at + 1)) pendingLines--
+    if (chunk[0] === 45 /* - */ || chunk.includes('\r\n-')) fail(new Error(`error reply: ${String(chunk).split('\r\n').find((line) => line.startsWith('-'))}`))
+    if (pendingLines <= 0) wake?.()
+  })
+  const send = async (text, replies) => {
+    pendingLines += replies
+    socket.write(text)
+    while (pendingLines > 0 && failure === undefined) await new Promise((resolve) => (wake = resolve))
+    if (failure !== undefined) throw failure
+  }
+  try {
+    if (password) await send(`*2\r\n$4\r\nAUTH\r\n$${password.length}\r\n${password}\r\n`, 1)
+    for (let from = 0; from < count; from += FILL_WINDOW) {
+      const to = Math.min(count, from + FILL_WINDOW)
+      await send(setCommands(from, to), to - from)
+      sent = to
+    }
+  } finally {
+    socket.removeAllListeners('close')
+    socket.destroy()
+  }
 }
 
 function percentile(sorted, p) {
@@ -138,15 +174,15 @@ export async function bgsaveLatency(operation = 'BGSAVE') {
       try {
         if (server === 'restis') {
           port = await freePort()
-          proc = await startRestis({ respPort: port, token: 'bench-token', nodeArgs: ['--max-old-space-size=8192'], args: ['--dir', dir, '--save', '', ...serverArgs] })
+          proc = await startRestis({ respPort: port, token: 'bench-token', nodeArgs: ['--max-old-space-size=8192'], args: ['--dir', dir, '--save', '', ...serverArgs], maxMs: serverLifetimeMs(keys) })
           url = `redis://:bench-token@127.0.0.1:${port}`
-          await fill(port, keys, 'bench-token')
+          await fill(port, keys, 'bench-token', proc)
         } else {
           port = await freePort()
-          proc = startChild('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, ...serverArgs])
+          proc = startChild('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, ...serverArgs], { maxMs: serverLifetimeMs(keys) })
           await waitForPort(port)
           url = `redis://127.0.0.1:${port}`
-          await fill(port, keys)
+          await fill(port, keys, undefined, proc)
         }
         const figures = await measure(SocketExecutor, url, keys, operation)
         results.push({ server, operation, keys, ...figures })

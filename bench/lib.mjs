@@ -197,7 +197,7 @@ export async function startRedis() {
  * The restis CLI, built from src/ by {@link benchBuild}. `--redis <url>` selects the socket
  * executor; `args` are more CLI arguments (e.g. `['--workers', '2']`).
  */
-export async function startRestis({ redis, respPort, token = 'bench-token', nodeArgs = [], args: cliArgs = [] } = {}) {
+export async function startRestis({ redis, respPort, token = 'bench-token', nodeArgs = [], args: cliArgs = [], maxMs } = {}) {
   const port = await freePort()
   const { dir } = await benchBuild()
   const args = [...nodeArgs, path.join(dir, 'cli.mjs'), '--port', String(port), '--token', token, ...cliArgs]
@@ -205,7 +205,7 @@ export async function startRestis({ redis, respPort, token = 'bench-token', node
   // The CLI is durable by default: suites measure the engine, not a data directory in $HOME.
   else if (!cliArgs.includes('--dir')) args.push('--no-persistence')
   if (respPort) args.push('--resp-port', String(respPort))
-  const proc = startChild(process.execPath, args)
+  const proc = startChild(process.execPath, args, maxMs === undefined ? {} : { maxMs })
   await waitForPort(port, 30_000)
   if (respPort) await waitForPort(respPort, 30_000)
   return { ...proc, port, token, url: `http://127.0.0.1:${port}` }

@@ -22,6 +22,8 @@ const SUITES = [
   { name: 'codec', budget: 150, env: { BENCH_ROUNDS: '3', BENCH_MAX_TIME: '0.1', BENCH_MIN_SAMPLES: '5' } },
   { name: 'engine', budget: 110, env: { BENCH_ROUNDS: '3', BENCH_SECONDS: '0.25' } },
   { name: 'memory', budget: 45, env: {} },
+  // The memory bound at 3x maxmemory written (10x on its own): RSS and used_memory under allkeys-lru.
+  { name: 'memory-bound', budget: 60, env: { BOUND_WRITTEN: '3' } },
   { name: 'scaling', budget: 130, env: { BENCH_ROUNDS: '2', BENCH_SECONDS: '0.15', BENCH_WRK_SECONDS: '2' } },
   { name: 'collections', budget: 150, env: { BENCH_ROUNDS: '2', BENCH_SECONDS: '0.1', BENCH_DEADLINE: '80' } },
   { name: 'gateway', budget: 130, env: { BENCH_ROUNDS: '3', BENCH_SECONDS: '3' } },

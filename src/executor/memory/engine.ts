@@ -17,6 +17,7 @@ import { commandKeys } from '../../commands/lookup.js'
 import type { Snapshot } from './persistence/snapshot.js'
 import { MISCONF, RdbPersistence, type PersistenceOptions } from './persistence/rdb-persistence.js'
 import { boundHeapGrowth } from './heap-growth.js'
+import { HeapFootprint, startupFootprint } from './heap-footprint.js'
 import { propagatedForm } from './persistence/aof-propagation.js'
 import { Blocking, type BlockKind } from './blocking.js'
 import { Watches } from './watch.js'
@@ -237,6 +238,8 @@ export class Engine {
    * first engine was made (the runtime, the command table, the Lua VM are not dataset).
    */
   readonly baselineMemory: number
+  /** What a byte of the dataset's estimate costs the process, measured while a limit is set. */
+  readonly footprint: HeapFootprint
   /** True while EXEC runs its block: the memory bound was checked for the block as a whole. */
   private insideExec = false
   /** The configuration version the memory settings were last read at. */
@@ -262,6 +265,7 @@ export class Engine {
       this.config.set('busy-reply-threshold', String(options.scriptTimeLimit))
     }
     this.baselineMemory = processBaseline()
+    this.footprint = new HeapFootprint(startupFootprint())
     this.evictor = new Evictor(this)
     if (options.maxmemory !== undefined) {
       if (!Number.isSafeInteger(options.maxmemory) || options.maxmemory < 0) {
@@ -706,6 +710,7 @@ export class Engine {
     evictor.policy = policy
     evictor.limit = Number(config.get('maxmemory') ?? '0')
     boundHeapGrowth(this, evictor.limit !== 0)
+    this.footprint.setActive(evictor.limit !== 0)
     evictor.samples = Number(config.get('maxmemory-samples') ?? '5')
     const keyspace = this.keyspace
     // Every policy but the LFU ones keeps the LRU clock, as Redis does: OBJECT IDLETIME answers.
@@ -714,9 +719,17 @@ export class Engine {
     keyspace.lfuDecayTime = Number(config.get('lfu-decay-time') ?? '1')
   }
 
-  /** INFO's used_memory: the baseline plus the dataset's estimate. */
+  /**
+   * INFO's used_memory: the baseline plus the dataset's estimate, scaled while a limit is set by
+   * what V8 holds for it (`heap-footprint.ts`).
+   */
   usedMemory(): number {
-    return this.baselineMemory + this.keyspace.usedBytes
+    return this.baselineMemory + this.footprint.scaled(this.keyspace.usedBytes)
+  }
+
+  /** Before a memory check: the footprint's scale is refreshed every so many checks. */
+  sampleMemory(): void {
+    this.footprint.tick(this.keyspace.usedBytes)
   }
 
   /** A key eviction is about to remove: running snapshots write it first. */
@@ -794,6 +807,7 @@ export class Engine {
   /** Stops the active expiry cycle. */
   close(): void {
     boundHeapGrowth(this, false)
+    this.footprint.setActive(false)
     this.rdb?.close()
     if (this.expiryTimer !== undefined) clearInterval(this.expiryTimer)
     this.monitors.clear()

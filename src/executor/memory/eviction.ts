@@ -43,6 +43,8 @@ export interface EvictionHost {
   readonly databases: readonly Database[]
   /** Estimated used memory, bytes (the same figure INFO's used_memory shows). */
   usedMemory(): number
+  /** Called once per {@link Evictor.makeRoom}: lets the host refresh what usedMemory() scales by. */
+  sampleMemory(): void
   /** Called for each key about to be evicted, before it is removed (snapshots write it first). */
   beforeEvict(db: Database, key: string): void
   /** Called for each evicted key, after it is gone. */
@@ -72,6 +74,7 @@ export class Evictor {
    * limit is still exceeded and nothing more may be evicted.
    */
   makeRoom(): boolean {
+    this.host.sampleMemory()
     while (this.overLimit) {
       if (this.policy === 'noeviction') return false
       const victim = this.pick()

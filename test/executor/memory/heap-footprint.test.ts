@@ -1,0 +1,115 @@
+import { afterEach, describe, expect, test } from 'vitest'
+import { Engine } from '../../../src/executor/memory/engine.js'
+import {
+  HeapFootprint, MAX_SCALE, MEASURE_EVERY, MIN_CALIBRATION_BYTES, startupFootprint, v8Footprint,
+} from '../../../src/executor/memory/heap-footprint.js'
+import { entryBytes } from '../../../src/executor/memory/memory-accounting.js'
+
+/**
+ * used_memory under a limit: the dataset's estimate scaled by what V8 really holds for it, so that
+ * eviction bounds the process and not only the dataset.
+ */
+
+const MB = 1024 * 1024
+
+/** A footprint reader that answers what the test sets, and counts its reads. */
+function fakeHeap(startup: number) {
+  const heap = { bytes: startup, reads: 0 }
+  const footprint = new HeapFootprint(startup, () => {
+    heap.reads++
+    return heap.bytes
+  })
+  return { heap, footprint }
+}
+
+describe('HeapFootprint', () => {
+  test('reads nothing while no limit is set, and scales by 1', () => {
+    const { heap, footprint } = fakeHeap(100 * MB)
+    heap.bytes = 500 * MB
+    for (let i = 0; i < 4 * MEASURE_EVERY; i++) footprint.tick(64 * MB)
+    expect(heap.reads).toBe(0)
+    expect(footprint.scaled(1000)).toBe(1000)
+  })
+
+  test('reads once per MEASURE_EVERY checks and scales by heap growth over the estimate', () => {
+    const { heap, footprint } = fakeHeap(100 * MB)
+    footprint.setActive(true)
+    heap.bytes = 100 * MB + 96 * MB
+    for (let i = 0; i < MEASURE_EVERY - 1; i++) footprint.tick(64 * MB)
+    expect(heap.reads).toBe(0)
+    footprint.tick(64 * MB)
+    expect(heap.reads).toBe(1)
+    expect(footprint.scale).toBe(1.5)
+    expect(footprint.scaled(10 * MB)).toBe(15 * MB)
+  })
+
+  test('rises at once, falls slowly, and stays within [1, MAX_SCALE]', () => {
+    const { heap, footprint } = fakeHeap(0)
+    footprint.setActive(true)
+    heap.bytes = 128 * MB
+    footprint.measure(64 * MB)
+    expect(footprint.scale).toBe(2)
+    heap.bytes = 64 * MB
+    footprint.measure(64 * MB)
+    expect(footprint.scale).toBeGreaterThan(1.9)
+    expect(footprint.scale).toBeLessThan(2)
+    for (let i = 0; i < 200; i++) footprint.measure(64 * MB)
+    expect(footprint.scale).toBeCloseTo(1, 3)
+    heap.bytes = 50 * MB
+    footprint.measure(64 * MB)
+    expect(footprint.scale).toBeGreaterThanOrEqual(1)
+    heap.bytes = 1000 * MB
+    footprint.measure(64 * MB)
+    expect(footprint.scale).toBe(MAX_SCALE)
+  })
+
+  test('a small dataset is not measured: the heap\'s noise would outweigh it', () => {
+    const { heap, footprint } = fakeHeap(0)
+    footprint.setActive(true)
+    heap.bytes = 64 * MB
+    footprint.measure(MIN_CALIBRATION_BYTES - 1)
+    expect(heap.reads).toBe(0)
+    expect(footprint.scale).toBe(1)
+  })
+
+  test('removing the limit goes back to the estimate', () => {
+    const { heap, footprint } = fakeHeap(0)
+    footprint.setActive(true)
+    heap.bytes = 128 * MB
+    footprint.measure(64 * MB)
+    footprint.setActive(false)
+    expect(footprint.scale).toBe(1)
+  })
+})
+
+describe('the engine under a limit', () => {
+  const engines: Engine[] = []
+  afterEach(() => {
+    for (const engine of engines.splice(0)) engine.close()
+  })
+
+  test('used_memory is the estimate scaled by the measured footprint, and eviction keeps it under maxmemory', () => {
+    const limit = 48 * MB
+    const engine = new Engine({ maxmemory: limit, maxmemoryPolicy: 'allkeys-lru', activeExpiryInterval: 0 })
+    engines.push(engine)
+    const session = engine.createSession()
+    const scratch = Buffer.alloc(10 * 1024, 'x')
+    // 5x the limit in distinct 10 KiB values, each a string of its own as off the wire.
+    for (let i = 0; i < (5 * limit) / scratch.length; i++) {
+      scratch.write(String(i).padStart(8, '0'), 0, 'latin1')
+      expect(engine.call(session, ['SET', `key:${i}`, scratch.toString('latin1')])).toEqual({ text: 'OK' })
+    }
+    const info = String(engine.call(session, ['INFO', 'memory'])) + String(engine.call(session, ['INFO', 'stats']))
+    const field = (name: string): number => Number(new RegExp(`^${name}:(\\d+)`, 'm').exec(info)![1])
+    const footprint = engine.footprint
+    expect(field('evicted_keys')).toBeGreaterThan(0)
+    expect(field('maxmemory')).toBe(limit)
+    // Eviction runs before a write: the last SET may take it past the limit by its own entry.
+    expect(field('used_memory')).toBeLessThanOrEqual(limit + footprint.scaled(entryBytes('key:99999', scratch.toString('latin1'))))
+    // The heap holds more than the estimate counts (V8's headroom and young generation), and
+    // used_memory says so: the dataset's share is its estimate times the measured scale.
+    expect(footprint.scale).toBeGreaterThan(1)
+    expect(field('used_memory')).toBe(engine.baselineMemory + footprint.scaled(engine.keyspace.usedBytes))
+    expect(v8Footprint()).toBeGreaterThan(startupFootprint())
+  })
+})
