@@ -333,9 +333,14 @@ export class Engine {
    * value (new stream entries, a group destroyed), as Redis signals only there. Readying on every
    * write that looked a key up would also re-serve, forever, a reader whose own read finds nothing.
    */
-  private changedInPlace(name: string): void {
+  private changedInPlace(resolved: Resolved, signalMark: number): void {
     const keyspace = this.keyspace
-    if (this.watches.count !== 0) keyspace.forEachNoted((db, key) => this.watches.touch(db, key))
+    const name = resolved.name
+    if (this.watches.count !== 0) {
+      const touch = (db: Database, key: string): void => this.watches.touch(db, key)
+      if (SIGNALING_GROUPS.has(resolved.info.group)) keyspace.forEachSignaled(signalMark, touch)
+      else keyspace.forEachNoted(touch)
+    }
     if (this.blocking.count !== 0 && (name === 'xadd' || name === 'xgroup|destroy')) {
       keyspace.forEachNoted((db, key) => this.blocking.signal(db, key))
     }
@@ -540,6 +545,10 @@ export class Engine {
     // Key misses are reported for read-only commands only while the `m` class is on.
     const missesBefore = this.keyspace.reportMisses
     if ((this.notifier.flags & NOTIFY_KEY_MISS) !== 0) this.keyspace.reportMisses = resolved.readonly
+    // What the command changes: compared after it (WATCH, rdb_changes_since_last_save).
+    const signalMark = this.keyspace.signalMark
+    const signalsBefore = this.keyspace.signalCount
+    const changesBefore = this.keyspace.changes
     try {
       reply = resolved.handler(ctx, argv)
     } catch (error) {
@@ -560,10 +569,11 @@ export class Engine {
     if (keyspace.hasNoted) {
       if (resolved.write) {
         // A collection the write looked up may have changed in place: its watchers and waiters hear of it.
-        if (keyspace.keyObserver !== undefined && !(reply instanceof ReplyError)) this.changedInPlace(resolved.name)
+        if (keyspace.keyObserver !== undefined && !(reply instanceof ReplyError)) this.changedInPlace(resolved, signalMark)
         keyspace.settle()
       } else keyspace.forgetNoted()
     }
+    keyspace.dropSignals(signalMark)
     counters.calls++
     if (timed) {
       counters.usec += (monotonic.now() - started) * 1000
@@ -574,7 +584,9 @@ export class Engine {
       counters.failedCalls++
       this.countError(reply)
     } else if (resolved.write) {
-      this.stats.changesSinceSave++
+      if (keyspace.changes !== changesBefore || keyspace.signalCount !== signalsBefore || !changesOnlyWhenSignaled(resolved.info)) {
+        this.stats.changesSinceSave++
+      }
       if (this.propagationTarget !== undefined) this.propagateCommand(ctx, argv, reply)
     } else if (resolved.name === 'pfcount' && this.propagationTarget !== undefined) {
       // PFCOUNT of one key stores the cardinality it computed in the HLL (a read that writes).
@@ -846,6 +858,27 @@ class Invocation implements CommandContext {
     }
     return this.time
   }
+}
+
+/**
+ * Command groups whose in-place changes touch WATCH exactly as Redis 7.0 does: their commands
+ * report each key they modify (`notify` signals it, as Redis calls `signalModifiedKey` beside the
+ * event), so a write that leaves a collection unchanged (SADD of a member already there, SREM of
+ * a missing one, ZADD of the same score, LREM that removes nothing, XACK, XREADGROUP) touches
+ * nothing. Other groups (JSON, scripts) still touch every collection they looked up for a write.
+ */
+const SIGNALING_GROUPS: ReadonlySet<string> = new Set(['set', 'hash', 'sorted-set', 'list', 'stream', 'geo', 'bitmap'])
+
+/**
+ * Groups whose writes count toward `rdb_changes_since_last_save` only when they changed a key, as
+ * Redis moves its dirty counter only with a real change there (SETBIT of a bit already so, SADD
+ * of members already there). The *STORE commands count always: Redis counts their store even
+ * when the result is empty and the destination was missing.
+ */
+const DIRTY_ON_CHANGE_GROUPS: ReadonlySet<string> = new Set(['set', 'hash', 'sorted-set', 'list', 'geo', 'bitmap'])
+
+function changesOnlyWhenSignaled(info: CommandInfo): boolean {
+  return DIRTY_ON_CHANGE_GROUPS.has(info.group) && !info.name.endsWith('store')
 }
 
 const NOT_IN_TRANSACTION = new ReplyError('ERR Command not allowed inside a transaction')
