@@ -249,7 +249,15 @@ export class Engine {
     this.keyspace.setTime(this.clock())
     this.keyspace.notifier = this.notifier
     this.databases = Array.from({ length: count }, (_, index) => new Database(index, this.keyspace))
-    this.blocking = new Blocking(count, (db, key) => this.valueKind(db, key), () => this.observeKeys())
+    this.blocking = new Blocking(
+      count,
+      (db, key) => this.valueKind(db, key),
+      () => this.observeKeys(),
+      (command, error) => {
+        this.countError(error)
+        if (command !== '') this.commandStats(command).failedCalls++
+      },
+    )
     this.watches = new Watches(count, () => this.observeKeys())
     this.maxReplyElements = positiveLimit(options.maxReplyElements, DEFAULT_MAX_REPLY_ELEMENTS, 'maxReplyElements')
     this.maxReplyBytes = positiveLimit(options.maxReplyBytes, DEFAULT_MAX_REPLY_BYTES, 'maxReplyBytes')
@@ -450,11 +458,12 @@ export class Engine {
     }
     if (this.config.version !== this.memoryConfigVersion) this.applyMemoryConfig()
     // Redis checks the memory bound once for the whole block, at EXEC, when any command in it
-    // may grow the dataset; the commands inside then run unchecked.
+    // may grow the dataset; the commands inside then run unchecked. The refusal aborts the block
+    // (`execCommandAbort`), so it reads as EXECABORT naming the OOM error.
     if (this.evictor.limit !== 0 && resolved.some((entry) => entry.denyoom) && !this.evictor.makeRoom()) {
       this.feedMonitors(session, EXEC_ARGV)
       this.countControl('exec', true)
-      return this.countError(OOM_ERROR)
+      return this.countError(EXEC_ABORT_OOM)
     }
     const now = this.clock()
     // The block's replies share one budget, unless the caller's request already has one.
@@ -476,6 +485,22 @@ export class Engine {
     this.feedMonitors(session, EXEC_ARGV)
     this.countControl('exec', false)
     return replies
+  }
+
+  /**
+   * What Redis checks before queueing a command inside MULTI (`processCommand`): {@link
+   * Engine.resolve}'s checks, a command flagged `no_multi` (SAVE, SHUTDOWN, …), then memory: over maxmemory, with eviction unable to make room, any
+   * command is refused with OOM, not only the `denyoom` ones (a queue could grow without bound),
+   * and counted as a rejected call. EXEC, DISCARD, QUIT and RESET are never queued, so never
+   * refused here.
+   */
+  checkQueued(argv: readonly string[]): ReplyError | undefined {
+    const resolved = this.resolve(argv)
+    if (resolved instanceof ReplyError) return resolved
+    if (resolved.info.flags.has('no_multi')) return this.reject(argv, NOT_IN_TRANSACTION, resolved.name)
+    if (this.config.version !== this.memoryConfigVersion) this.applyMemoryConfig()
+    if (this.evictor.limit !== 0 && !this.evictor.makeRoom()) return this.reject(argv, OOM_ERROR, resolved.name)
+    return undefined
   }
 
   /** The queue-time checks of Redis: the command exists, the subcommand exists, arity holds. */
@@ -881,6 +906,7 @@ function changesOnlyWhenSignaled(info: CommandInfo): boolean {
   return DIRTY_ON_CHANGE_GROUPS.has(info.group) && !info.name.endsWith('store')
 }
 
+const EXEC_ABORT_OOM = new ReplyError(`EXECABORT Transaction discarded because of: ${OOM_ERROR.message}`)
 const NOT_IN_TRANSACTION = new ReplyError('ERR Command not allowed inside a transaction')
 const WATCH_IN_TRANSACTION = new ReplyError('ERR WATCH inside MULTI is not allowed')
 /** What MONITOR shows around a transaction: what the socket executor (and most clients) send. */

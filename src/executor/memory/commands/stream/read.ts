@@ -36,10 +36,9 @@ import {
   readStream,
 } from './common.js'
 import { blockClient, mayBlock, readMillisecondsTimeout } from '../blocking/common.js'
-import { STREAM_DELETED } from '../../blocking.js'
+import { GROUP_DELETED, STREAM_DELETED } from '../../blocking.js'
 import { StreamValue as StreamClass } from '../../types/stream.js'
 
-const GROUP_DELETED = new ReplyError('NOGROUP the consumer group this client was blocked on no longer exists')
 const UNBALANCED = new ReplyError(
   "ERR Unbalanced XREAD list of streams: for each stream key an ID or '$' must be specified.",
 )
