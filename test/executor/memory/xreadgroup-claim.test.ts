@@ -1,4 +1,7 @@
 import { afterEach, describe, expect, test } from 'vitest'
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
 import { Redis } from 'ioredis6'
 import { MemoryExecutor } from '../../../src/executor/memory/memory-executor.js'
 import { serveResp } from '../../../src/adapters/resp-server.js'
@@ -134,6 +137,45 @@ describe('XREADGROUP … CLAIM … BLOCK through the RESP listener', () => {
       client.disconnect()
       await server.close()
       await executor.close()
+    }
+  })
+})
+
+describe('XREADGROUP … CLAIM in the AOF', () => {
+  test('claimed entries (NOACK or not) are logged as XCLAIM: a reload has the same PEL', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'restis-claim-aof-'))
+    let now = 1_700_000_000_000
+    const clock = (): number => now
+    const text = (reply: Reply): unknown => (reply instanceof Uint8Array ? Buffer.from(reply).toString('latin1') : Array.isArray(reply) ? reply.map(text) : reply)
+    const first = new MemoryExecutor({ activeExpiryInterval: 0, clock, persistence: { dir, appendonly: true, appendfsync: 'always' } })
+    try {
+      await first.pipeline([
+        ['XADD', 's', '1-0', 'f', 'v1'],
+        ['XADD', 's', '2-0', 'f', 'v2'],
+        ['XADD', 's', '3-0', 'f', 'v3'],
+        ['XGROUP', 'CREATE', 's', 'g', '0'],
+        ['XREADGROUP', 'GROUP', 'g', 'alice', 'COUNT', '2', 'STREAMS', 's', '>'],
+      ])
+      now += 1000
+      await first.exec(['XREADGROUP', 'GROUP', 'g', 'bob', 'COUNT', '1', 'CLAIM', '500', 'STREAMS', 's', '>'])
+      await first.exec(['XREADGROUP', 'GROUP', 'g', 'carol', 'CLAIM', '500', 'NOACK', 'STREAMS', 's', '>'])
+      const pending = text(await first.exec(['XPENDING', 's', 'g', '-', '+', '10']))
+      expect(pending).toEqual([
+        ['1-0', 'bob', 0, 2],
+        ['2-0', 'carol', 0, 2],
+      ])
+      const groups = text(await first.exec(['XINFO', 'GROUPS', 's']))
+      await first.close()
+      const second = new MemoryExecutor({ activeExpiryInterval: 0, clock, persistence: { dir, appendonly: true } })
+      try {
+        expect(text(await second.exec(['XPENDING', 's', 'g', '-', '+', '10']))).toEqual(pending)
+        expect(text(await second.exec(['XINFO', 'GROUPS', 's']))).toEqual(groups)
+      } finally {
+        await second.close()
+      }
+    } finally {
+      await first.close()
+      fs.rmSync(dir, { recursive: true, force: true })
     }
   })
 })
