@@ -10,6 +10,8 @@
  *   node scripts/redis-tcl-suite.mjs --redis-src <checkout with runtest and tests/>
  *   options: --units type/string,expire,…   --timeout <seconds per unit, default 300>
  *            --only restis|redis            --verbose (print each unit's failing tests)
+ *            --skiptest <name or /regexp>   (repeatable) tests the suite skips, e.g. to see past a
+ *                                           test that aborts its unit
  *
  * Needs `tclsh` (8.5+; `apt-get install tcl`) and `redis-server` on PATH (REDIS_SERVER_BIN
  * overrides). Tests tagged as needing DEBUG, replication, SAVE, RESET or CONFIG RESETSTAT are
@@ -43,6 +45,7 @@ const { values } = parseArgs({
     timeout: { type: 'string', default: '300' },
     only: { type: 'string' },
     verbose: { type: 'boolean', default: false },
+    skiptest: { type: 'string', multiple: true, default: [] },
   },
 })
 
@@ -115,7 +118,8 @@ function runUnit(dir, shell, port, unit) {
   const args = ['tests/test_helper.tcl', '--host', '127.0.0.1', '--port', String(port), '--singledb', '--single', `unit/${unit}`,
     '--timeout', String(timeoutSeconds), '--tags', EXCLUDED_TAGS.map((tag) => `-${tag}`).join(' '),
     // The suite's own test server listens 32 ports below the base: a random base lets runs coexist.
-    '--baseport', String(20_000 + Math.floor(Math.random() * 30_000))]
+    '--baseport', String(20_000 + Math.floor(Math.random() * 30_000)),
+    ...values.skiptest.flatMap((test) => ['--skiptest', test])]
   const child = spawn(shell, args, { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'], detached: true })
   let output = ''
   child.stdout.on('data', (chunk) => (output += chunk.toString()))

@@ -1043,13 +1043,14 @@ class Client {
   }
 
   /**
-   * The queue-time verdict: the memory engine's own (`engine.resolve`, which also knows what the
-   * engine does not implement), else the command table's (unknown command, arity), as Redis.
+   * The queue-time verdict: the memory engine's own (`engine.checkQueued`, which also knows what
+   * the engine does not implement and refuses with OOM over maxmemory), else the command table's
+   * (unknown command, arity), as Redis.
    */
   #check(argv: Buffer[]): ReplyError | undefined {
-    const engine = (this.#shared.executor as { engine?: { resolve?: unknown } }).engine
-    if (engine !== undefined && typeof engine.resolve === 'function') {
-      const verdict: unknown = engine.resolve.call(engine, argv.map((arg) => arg.toString('latin1')))
+    const engine = (this.#shared.executor as { engine?: { checkQueued?: unknown } }).engine
+    if (engine !== undefined && typeof engine.checkQueued === 'function') {
+      const verdict: unknown = engine.checkQueued.call(engine, argv.map((arg) => arg.toString('latin1')))
       return verdict instanceof ReplyError ? verdict : undefined
     }
     const info = resolveCommand(argv)

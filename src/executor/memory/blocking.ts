@@ -40,8 +40,16 @@ export interface BlockSpec {
 
 /** XREADGROUP's error when its stream went away while it waited (Redis 7.0, `blocked.c`). */
 export const STREAM_DELETED = new ReplyError('UNBLOCKED the stream key no longer exists')
+/** XREADGROUP's error when its group went away while it waited (Redis 7.0, `blocked.c`). */
+export const GROUP_DELETED = new ReplyError('NOGROUP the consumer group this client was blocked on no longer exists')
 /** CLIENT UNBLOCK … ERROR. */
 export const UNBLOCKED_BY_CLIENT = new ReplyError('UNBLOCKED client unblocked via CLIENT UNBLOCK')
+/**
+ * The errors a blocked call ends with that no command run made (the ones a served command's own
+ * run makes are counted by that run): each counts as an error reply and a failed call of the
+ * blocking command, as Redis's `updateStatsOnUnblock` counts it.
+ */
+const UNBLOCK_ERRORS: ReadonlySet<Out> = new Set<Out>([STREAM_DELETED, GROUP_DELETED, UNBLOCKED_BY_CLIENT])
 
 /** One blocked call. */
 export class BlockedClient {
@@ -56,6 +64,8 @@ export class BlockedClient {
     readonly spec: BlockSpec,
     /** The distinct keys it is registered on. */
     readonly keys: readonly string[],
+    /** The blocking command's name (`xreadgroup`), whose failed calls an unblock error counts. */
+    readonly command: string,
   ) {
     this.reply = new Promise((resolve) => {
       this.settle = resolve
@@ -81,11 +91,13 @@ export class Blocking {
   /**
    * @param valueKind the kind of value at a key now (after lazy expiry), or undefined when none.
    * @param onCountChange called when the registry goes from empty to not, or back.
+   * @param onUnblockError called when a blocked call ends with an error no command run counted.
    */
   constructor(
     databases: number,
     private readonly valueKind: (db: number, key: string) => BlockKind | 'other' | undefined,
     private readonly onCountChange: () => void,
+    private readonly onUnblockError: (command: string, error: ReplyError) => void = () => {},
   ) {
     this.waiting = Array.from({ length: databases }, () => new Map())
     this.readyKeys = Array.from({ length: databases }, () => new Set())
@@ -107,11 +119,11 @@ export class Blocking {
   }
 
   /** Blocks `session` on the keys of `spec` in database `db`; its reply settles later. */
-  block(session: Session, db: number, spec: BlockSpec): BlockedClient {
+  block(session: Session, db: number, spec: BlockSpec, command = ''): BlockedClient {
     const previous = this.bySession.get(session.id)
     if (previous !== undefined) this.finish(previous, undefined) // one blocked call per connection
     const keys = [...new Set(spec.keys)]
-    const client = new BlockedClient(session, db, spec, keys)
+    const client = new BlockedClient(session, db, spec, keys, command)
     const waiting = this.waiting[db]
     for (const key of keys) {
       let clients = waiting.get(key)
@@ -231,6 +243,7 @@ export class Blocking {
       clients.delete(client)
       if (clients.size === 0) waiting.delete(key)
     }
+    if (out instanceof ReplyError && UNBLOCK_ERRORS.has(out)) this.onUnblockError(client.command, out)
     client.settle(out)
     if (this.bySession.size === 0) this.onCountChange()
   }

@@ -252,7 +252,15 @@ export class Engine {
     this.keyspace.setTime(this.clock())
     this.keyspace.notifier = this.notifier
     this.databases = Array.from({ length: count }, (_, index) => new Database(index, this.keyspace))
-    this.blocking = new Blocking(count, (db, key) => this.valueKind(db, key), () => this.observeKeys())
+    this.blocking = new Blocking(
+      count,
+      (db, key) => this.valueKind(db, key),
+      () => this.observeKeys(),
+      (command, error) => {
+        this.countError(error)
+        if (command !== '') this.commandStats(command).failedCalls++
+      },
+    )
     this.watches = new Watches(count, () => this.observeKeys())
     this.maxReplyElements = positiveLimit(options.maxReplyElements, DEFAULT_MAX_REPLY_ELEMENTS, 'maxReplyElements')
     this.maxReplyBytes = positiveLimit(options.maxReplyBytes, DEFAULT_MAX_REPLY_BYTES, 'maxReplyBytes')
@@ -337,9 +345,14 @@ export class Engine {
    * value (new stream entries, a group destroyed), as Redis signals only there. Readying on every
    * write that looked a key up would also re-serve, forever, a reader whose own read finds nothing.
    */
-  private changedInPlace(name: string): void {
+  private changedInPlace(resolved: Resolved, signalMark: number): void {
     const keyspace = this.keyspace
-    if (this.watches.count !== 0) keyspace.forEachNoted((db, key) => this.watches.touch(db, key))
+    const name = resolved.name
+    if (this.watches.count !== 0) {
+      const touch = (db: Database, key: string): void => this.watches.touch(db, key)
+      if (SIGNALING_GROUPS.has(resolved.info.group)) keyspace.forEachSignaled(signalMark, touch)
+      else keyspace.forEachNoted(touch)
+    }
     if (this.blocking.count !== 0 && (name === 'xadd' || name === 'xgroup|destroy')) {
       keyspace.forEachNoted((db, key) => this.blocking.signal(db, key))
     }
@@ -449,11 +462,12 @@ export class Engine {
     }
     if (this.config.version !== this.memoryConfigVersion) this.applyMemoryConfig()
     // Redis checks the memory bound once for the whole block, at EXEC, when any command in it
-    // may grow the dataset; the commands inside then run unchecked.
+    // may grow the dataset; the commands inside then run unchecked. The refusal aborts the block
+    // (`execCommandAbort`), so it reads as EXECABORT naming the OOM error.
     if (this.evictor.limit !== 0 && resolved.some((entry) => entry.denyoom) && !this.evictor.makeRoom()) {
       this.feedMonitors(session, EXEC_ARGV)
       this.countControl('exec', true)
-      return this.countError(OOM_ERROR)
+      return this.countError(EXEC_ABORT_OOM)
     }
     const now = this.clock()
     // The block's replies share one budget, unless the caller's request already has one.
@@ -475,6 +489,22 @@ export class Engine {
     this.feedMonitors(session, EXEC_ARGV)
     this.countControl('exec', false)
     return replies
+  }
+
+  /**
+   * What Redis checks before queueing a command inside MULTI (`processCommand`): {@link
+   * Engine.resolve}'s checks, a command flagged `no_multi` (SAVE, SHUTDOWN, …), then memory: over maxmemory, with eviction unable to make room, any
+   * command is refused with OOM, not only the `denyoom` ones (a queue could grow without bound),
+   * and counted as a rejected call. EXEC, DISCARD, QUIT and RESET are never queued, so never
+   * refused here.
+   */
+  checkQueued(argv: readonly string[]): ReplyError | undefined {
+    const resolved = this.resolve(argv)
+    if (resolved instanceof ReplyError) return resolved
+    if (resolved.info.flags.has('no_multi')) return this.reject(argv, NOT_IN_TRANSACTION, resolved.name)
+    if (this.config.version !== this.memoryConfigVersion) this.applyMemoryConfig()
+    if (this.evictor.limit !== 0 && !this.evictor.makeRoom()) return this.reject(argv, OOM_ERROR, resolved.name)
+    return undefined
   }
 
   /** The queue-time checks of Redis: the command exists, the subcommand exists, arity holds. */
@@ -544,6 +574,10 @@ export class Engine {
     // Key misses are reported for read-only commands only while the `m` class is on.
     const missesBefore = this.keyspace.reportMisses
     if ((this.notifier.flags & NOTIFY_KEY_MISS) !== 0) this.keyspace.reportMisses = resolved.readonly
+    // What the command changes: compared after it (WATCH, rdb_changes_since_last_save).
+    const signalMark = this.keyspace.signalMark
+    const signalsBefore = this.keyspace.signalCount
+    const changesBefore = this.keyspace.changes
     try {
       reply = resolved.handler(ctx, argv)
     } catch (error) {
@@ -564,10 +598,11 @@ export class Engine {
     if (keyspace.hasNoted) {
       if (resolved.write) {
         // A collection the write looked up may have changed in place: its watchers and waiters hear of it.
-        if (keyspace.keyObserver !== undefined && !(reply instanceof ReplyError)) this.changedInPlace(resolved.name)
+        if (keyspace.keyObserver !== undefined && !(reply instanceof ReplyError)) this.changedInPlace(resolved, signalMark)
         keyspace.settle()
       } else keyspace.forgetNoted()
     }
+    keyspace.dropSignals(signalMark)
     counters.calls++
     if (timed) {
       counters.usec += (monotonic.now() - started) * 1000
@@ -578,7 +613,9 @@ export class Engine {
       counters.failedCalls++
       this.countError(reply)
     } else if (resolved.write) {
-      this.stats.changesSinceSave++
+      if (keyspace.changes !== changesBefore || keyspace.signalCount !== signalsBefore || !changesOnlyWhenSignaled(resolved.info)) {
+        this.stats.changesSinceSave++
+      }
       if (this.propagationTarget !== undefined) this.propagateCommand(ctx, argv, reply)
     } else if (resolved.name === 'pfcount' && this.propagationTarget !== undefined) {
       // PFCOUNT of one key stores the cardinality it computed in the HLL (a read that writes).
@@ -862,6 +899,28 @@ class Invocation implements CommandContext {
   }
 }
 
+/**
+ * Command groups whose in-place changes touch WATCH exactly as Redis 7.0 does: their commands
+ * report each key they modify (`notify` signals it, as Redis calls `signalModifiedKey` beside the
+ * event), so a write that leaves a collection unchanged (SADD of a member already there, SREM of
+ * a missing one, ZADD of the same score, LREM that removes nothing, XACK, XREADGROUP) touches
+ * nothing. Other groups (JSON, scripts) still touch every collection they looked up for a write.
+ */
+const SIGNALING_GROUPS: ReadonlySet<string> = new Set(['set', 'hash', 'sorted-set', 'list', 'stream', 'geo', 'bitmap'])
+
+/**
+ * Groups whose writes count toward `rdb_changes_since_last_save` only when they changed a key, as
+ * Redis moves its dirty counter only with a real change there (SETBIT of a bit already so, SADD
+ * of members already there). The *STORE commands count always: Redis counts their store even
+ * when the result is empty and the destination was missing.
+ */
+const DIRTY_ON_CHANGE_GROUPS: ReadonlySet<string> = new Set(['set', 'hash', 'sorted-set', 'list', 'geo', 'bitmap'])
+
+function changesOnlyWhenSignaled(info: CommandInfo): boolean {
+  return DIRTY_ON_CHANGE_GROUPS.has(info.group) && !info.name.endsWith('store')
+}
+
+const EXEC_ABORT_OOM = new ReplyError(`EXECABORT Transaction discarded because of: ${OOM_ERROR.message}`)
 const NOT_IN_TRANSACTION = new ReplyError('ERR Command not allowed inside a transaction')
 const WATCH_IN_TRANSACTION = new ReplyError('ERR WATCH inside MULTI is not allowed')
 /** What MONITOR shows around a transaction: what the socket executor (and most clients) send. */

@@ -57,6 +57,20 @@ export class KeyspaceState {
    * key report `keymiss` (Redis's lookupKeyRead). Set by the engine around each command.
    */
   reportMisses = false
+  /**
+   * Stores, deletes and TTL changes so far (never reset): the engine compares it around a command
+   * to learn whether the command changed any key (`rdb_changes_since_last_save`, see the engine).
+   */
+  changes = 0
+  /**
+   * Keys commands reported as modified (Redis's `signalModifiedKey`, which Redis calls next to the
+   * command's keyspace event, see `notify.ts`), counted always and recorded only while
+   * {@link KeyspaceState.keyObserver} is set (a connection watches or blocks): WATCH touches
+   * exactly these among the collections a write looked up.
+   */
+  signalCount = 0
+  private readonly signaledDatabases: Database[] = []
+  private readonly signaledKeys: string[] = []
   /** The bytes each typed value was last accounted at, to subtract exactly that later. */
   private readonly typedBytes = new WeakMap<TypedValue, number>()
   private readonly dirtyDatabases: Database[] = []
@@ -86,6 +100,33 @@ export class KeyspaceState {
   /** An LFU stamp: this minute and `counter`. */
   lfuStamp(counter: number): number {
     return this.minutes * 256 + counter
+  }
+
+  /** A command reports `key` of `db` modified (counted; recorded only while keys are observed). */
+  signalModified(db: Database, key: string): void {
+    this.signalCount++
+    if (this.keyObserver === undefined) return
+    this.signaledDatabases.push(db)
+    this.signaledKeys.push(key)
+  }
+
+  /** How many signals are recorded: a command takes it as its mark before it runs. */
+  get signalMark(): number {
+    return this.signaledKeys.length
+  }
+
+  /** Calls `visit` for each key signaled since `mark`. */
+  forEachSignaled(mark: number, visit: (db: Database, key: string) => void): void {
+    const databases = this.signaledDatabases
+    const keys = this.signaledKeys
+    for (let i = mark; i < keys.length; i++) visit(databases[i], keys[i])
+  }
+
+  /** Forgets the signals recorded since `mark` (after the command that made them). */
+  dropSignals(mark: number): void {
+    if (this.signaledKeys.length <= mark) return
+    this.signaledDatabases.length = mark
+    this.signaledKeys.length = mark
   }
 
   /** Notes that the command running may change the typed value at `key` of `db` in place. */

@@ -252,6 +252,7 @@ export class Database {
       const notifier = shared.notifier
       if (notifier !== undefined && (notifier.flags & NOTIFY_NEW) !== 0) notifier.emit(NOTIFY_NEW, 'new', key, this.index)
     }
+    shared.changes++
     if (shared.keyObserver !== undefined) shared.keyObserver(this, key)
   }
 
@@ -290,6 +291,7 @@ export class Database {
     this.shared.usedBytes -= bytes
     if (this.expires.size !== 0) this.unexpire(key)
     if (this.stringEncodings.size !== 0) this.stringEncodings.delete(key)
+    this.shared.changes++
     if (this.shared.keyObserver !== undefined) this.shared.keyObserver(this, key)
     return true
   }
@@ -307,6 +309,7 @@ export class Database {
     }
     this.expires.set(key, at)
     this.pushDeadline({ at, key })
+    this.shared.changes++
     if (this.shared.keyObserver !== undefined) this.shared.keyObserver(this, key)
   }
 
@@ -318,6 +321,7 @@ export class Database {
   /** Removes the TTL of `key`; true when it had one. */
   persist(key: string): boolean {
     if (!this.unexpire(key)) return false
+    this.shared.changes++
     if (this.shared.keyObserver !== undefined) this.shared.keyObserver(this, key)
     return true
   }

@@ -105,11 +105,24 @@ export class KeyspaceNotifier {
 }
 
 /**
+ * Events Redis 7.0 reports without calling `signalModifiedKey` (`t_stream.c`: consumer-group
+ * bookkeeping and XSETID), so they touch no WATCH. Every other event a command reports comes with
+ * that call on the same key, which is why {@link notify} signals the key too.
+ */
+const UNSIGNALED_EVENTS: ReadonlySet<string> = new Set([
+  'xgroup-create', 'xgroup-setid', 'xgroup-destroy', 'xgroup-createconsumer', 'xgroup-delconsumer', 'xsetid',
+])
+
+/**
  * Reports `event` about `key` of the command's database (Redis's `notifyKeyspaceEvent` call in a
- * command). Costs one test when notifications are off.
+ * command), and signals the key modified as Redis does beside it. Costs a counter and one test
+ * when notifications are off and no connection watches or blocks.
  */
 export function notify(ctx: CommandContext, type: number, event: string, key: string): void {
-  const notifier = ctx.engine.notifier
+  const engine = ctx.engine
+  // Only stream events start with 'x'; the common events skip the set lookup.
+  if (event.charCodeAt(0) !== 120 || !UNSIGNALED_EVENTS.has(event)) engine.keyspace.signalModified(ctx.db, key)
+  const notifier = engine.notifier
   if ((notifier.flags & type) === 0) return
   notifier.emit(type, event, key, ctx.db.index)
 }

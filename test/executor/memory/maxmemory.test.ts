@@ -77,7 +77,8 @@ describe('maxmemory policies', () => {
     for (let n = 0; n < 10; n++) run('SET', key(n), VALUE)
     limitTo(5, 'noeviction')
     const reply = engine.transaction(engine.createSession(), [['GET', key(0)], ['SET', key(50), VALUE]])
-    expect((reply as ReplyError).message).toBe(OOM)
+    // Redis aborts the block (execCommandAbort): EXECABORT naming the OOM error.
+    expect((reply as ReplyError).message).toBe(`EXECABORT Transaction discarded because of: ${OOM}`)
     expect(run('EXISTS', key(50))).toBe(0)
     // Read-only blocks still run.
     expect(engine.transaction(engine.createSession(), [['GET', key(0)]])).toEqual([VALUE])

@@ -176,7 +176,8 @@ function entryId(entry: Out): string | undefined {
 
 /**
  * XREADGROUP: each delivered entry as an XCLAIM, or under NOACK the group's new last ID as
- * `XGROUP SETID key group id ENTRIESREAD n`, as Redis 7.0 propagates a read.
+ * `XGROUP SETID key group id ENTRIESREAD n`, as Redis 7.0 propagates a read; entries taken by
+ * CLAIM (Redis 8.4) as XCLAIM either way.
  */
 const xreadgroup: Rewrite = (ctx, argv, reply) => {
   if (!Array.isArray(reply) || reply.length === 0) return null
@@ -190,7 +191,9 @@ const xreadgroup: Rewrite = (ctx, argv, reply) => {
     if (group === undefined) continue
     for (const entry of entries) {
       const id = entryId(entry)
-      const claim = id === undefined || noack ? undefined : claimForm(key, groupName, group, consumer, id)
+      // An idle entry taken by CLAIM (reported with its idle time and deliveries) stays pending under NOACK too.
+      const claimedIdle = Array.isArray(entry) && entry.length === 4
+      const claim = id === undefined || (noack && !claimedIdle) ? undefined : claimForm(key, groupName, group, consumer, id)
       if (claim !== undefined) out.push(claim)
     }
     // Without NOACK the claims carry the group's last ID (LASTID); with it, SETID does.

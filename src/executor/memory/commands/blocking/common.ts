@@ -49,7 +49,7 @@ export function mayBlock(ctx: CommandContext): boolean {
  * session replaces with the blocked call's eventual reply.
  */
 export function blockClient(ctx: CommandContext, spec: BlockSpec): Out {
-  ctx.engine.blocking.block(ctx.session, ctx.db.index, spec)
+  ctx.engine.blocking.block(ctx.session, ctx.db.index, spec, ctx.name)
   return spec.timedOut
 }
 

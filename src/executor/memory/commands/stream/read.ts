@@ -26,6 +26,7 @@ import {
 } from '../../types/stream-id.js'
 import {
   activeConsumer,
+  deliveryCountReply,
   entriesReply,
   entryReply,
   INVALID_ID,
@@ -36,10 +37,9 @@ import {
   readStream,
 } from './common.js'
 import { blockClient, mayBlock, readMillisecondsTimeout } from '../blocking/common.js'
-import { STREAM_DELETED } from '../../blocking.js'
+import { type BlockedClient, type BlockSpec, GROUP_DELETED, STREAM_DELETED } from '../../blocking.js'
 import { StreamValue as StreamClass } from '../../types/stream.js'
 
-const GROUP_DELETED = new ReplyError('NOGROUP the consumer group this client was blocked on no longer exists')
 const UNBALANCED = new ReplyError(
   "ERR Unbalanced XREAD list of streams: for each stream key an ID or '$' must be specified.",
 )
@@ -49,6 +49,10 @@ const GROUP_ONLY_XREADGROUP = new ReplyError(
 const NOACK_ONLY_XREADGROUP = new ReplyError(
   'ERR The NOACK option is only supported by XREADGROUP. You called XREAD instead.',
 )
+const CLAIM_ONLY_XREADGROUP = new ReplyError(
+  'ERR The CLAIM option is only supported by XREADGROUP. You called XREAD instead.',
+)
+const NEGATIVE_MIN_IDLE = new ReplyError('ERR min-idle-time must be a positive integer')
 const MISSING_GROUP = new ReplyError('ERR Missing GROUP option for XREADGROUP')
 const DOLLAR_IN_XREADGROUP = new ReplyError(
   'ERR The $ ID is meaningless in the context of XREADGROUP: you want to read the history of this consumer by specifying a proper ID, or use the > ID to get new messages. The $ ID would just return an empty result set.',
@@ -100,6 +104,8 @@ interface ReadOptions {
   readonly noAck: boolean
   /** BLOCK's milliseconds (0: forever), undefined without BLOCK. */
   readonly block: number | undefined
+  /** CLAIM's min-idle-time in milliseconds (Redis 8.4), undefined without CLAIM. */
+  readonly claim: number | undefined
 }
 
 function parseReadOptions(argv: readonly string[], groupMode: boolean, inScript: boolean): ReadOptions | ReplyError {
@@ -110,6 +116,7 @@ function parseReadOptions(argv: readonly string[], groupMode: boolean, inScript:
   let consumerName = ''
   let noAck = false
   let block: number | undefined
+  let claim: number | undefined
   for (let i = 1; i < argv.length; i++) {
     const moreArgs = argv.length - 1 - i
     const word = keyword(argv[i])
@@ -137,11 +144,17 @@ function parseReadOptions(argv: readonly string[], groupMode: boolean, inScript:
     } else if (word === 'noack') {
       if (!groupMode) return NOACK_ONLY_XREADGROUP
       noAck = true
+    } else if (word === 'claim' && moreArgs > 0) {
+      if (!groupMode) return CLAIM_ONLY_XREADGROUP
+      const parsed = readInteger(argv[++i])
+      if (parsed === null) return NOT_INTEGER
+      if (parsed < 0) return NEGATIVE_MIN_IDLE
+      claim = parsed
     } else return SYNTAX
   }
   if (streamsAt === 0) return SYNTAX
   if (groupMode && groupName === undefined) return MISSING_GROUP
-  return { count, streamsAt, streamCount, groupName, consumerName, noAck, block }
+  return { count, streamsAt, streamCount, groupName, consumerName, noAck, block, claim }
 }
 
 /** One stream to read: `after` is the ID to read past (MAX_ID stands for XREADGROUP's `>`). */
@@ -219,19 +232,52 @@ function blockReader(ctx: CommandContext, targets: readonly ReadTarget[], option
       const stream = engine.databases[dbIndex].data.get(key)
       if (!(stream instanceof StreamClass)) return STREAM_DELETED
       if (!stream.groups.has(groupName)) return GROUP_DELETED
-      argv = ['XREADGROUP', 'GROUP', groupName, options.consumerName, ...countWords, ...(options.noAck ? ['NOACK'] : []), 'STREAMS', key, '>']
+      const claimWords = options.claim !== undefined ? ['CLAIM', String(options.claim)] : []
+      argv = ['XREADGROUP', 'GROUP', groupName, options.consumerName, ...countWords, ...claimWords, ...(options.noAck ? ['NOACK'] : []), 'STREAMS', key, '>']
     }
     const out = engine.serveBlocked(session, dbIndex, argv)
     return out === NULL_ARRAY ? undefined : out
   }
-  return blockClient(ctx, {
+  const spec: BlockSpec = {
     kind: 'stream',
     keys: targets.map((target) => target.key),
     timeout: options.block as number,
     timedOut: NULL_ARRAY,
     groupReader: groupName !== undefined,
     serve,
-  })
+  }
+  if (options.claim === undefined) return blockClient(ctx, spec)
+  const client = engine.blocking.block(session, dbIndex, spec, ctx.name)
+  wakeWhenIdle(ctx, client, targets, options.claim)
+  return spec.timedOut
+}
+
+/**
+ * XREADGROUP … CLAIM with BLOCK: a pending entry may reach min-idle-time while the client waits,
+ * which serves it as new entries would. A timer readies the streams when the first pending entry
+ * of the groups read becomes claimable, and again after that while the client still waits.
+ */
+function wakeWhenIdle(ctx: CommandContext, client: BlockedClient, targets: readonly ReadTarget[], minIdle: number): void {
+  const { engine } = ctx
+  const db = ctx.db
+  let earliest = Infinity
+  for (const target of targets) {
+    target.group?.pending.forEachFrom(null, (pending) => {
+      earliest = Math.min(earliest, pending.deliveryTime + minIdle)
+      return true
+    })
+  }
+  if (earliest === Infinity) return
+  const timer = setTimeout(
+    () => {
+      if (engine.blocking.blockedCall(client.session.id) !== client) return
+      for (const target of targets) engine.blocking.signal(db, target.key)
+      engine.blocking.serveReady()
+      if (engine.blocking.blockedCall(client.session.id) === client) wakeWhenIdle(ctx, client, targets, minIdle)
+    },
+    Math.max(1, earliest - engine.clock() + 1),
+  )
+  timer.unref?.()
 }
 
 /** XREAD of one stream: entries after `after`, or null when there are none. */
@@ -254,15 +300,57 @@ function readGroup(
   options: ReadOptions,
 ): Out[] | null {
   const history = compareIds(after, MAX_ID) !== 0
+  // CLAIM applies to `>` only: the idle pending entries come first, then the new ones.
+  const claimable = history || options.claim === undefined ? [] : idlePending(ctx, stream, group, options.claim, options.count)
   if (!history) {
     const last = stream.lastEntry()
-    if (last === undefined || compareIds(last, group.lastId) <= 0) return null
+    const hasNew = last !== undefined && compareIds(last, group.lastId) > 0
+    if (!hasNew && claimable.length === 0) return null
     after = group.lastId
   }
   const consumer = activeConsumer(ctx, key, group, options.consumerName, ctx.now)
   const start = nextId(after) ?? MIN_ID
   if (history) return readHistory(ctx, stream, consumer, start, options.count)
-  return deliver(ctx, stream, group, consumer, stream.range(start, MAX_ID, options.count), options.noAck)
+  const claimed = claimIdle(ctx, stream, group, consumer, claimable)
+  const room = options.count === 0 ? 0 : options.count - claimed.length
+  if (options.count !== 0 && room === 0) return claimed
+  const fresh = deliver(ctx, stream, group, consumer, stream.range(start, MAX_ID, room), options.noAck)
+  return claimed.length === 0 ? fresh : [...claimed, ...fresh]
+}
+
+/**
+ * XREADGROUP … CLAIM min-idle-time (Redis 8.4, from the XREADGROUP page): the group's pending
+ * entries idle for at least `minIdle` ms, longest idle first (then by ID), at most `count` (0:
+ * all). An entry deleted from the stream is not claimable: it stays pending, as XAUTOCLAIM is
+ * what clears those.
+ */
+function idlePending(ctx: CommandContext, stream: StreamValue, group: ConsumerGroup, minIdle: number, count: number): PendingEntry[] {
+  const now = ctx.now
+  const idle: PendingEntry[] = []
+  group.pending.forEachFrom(null, (pending) => {
+    if (now - pending.deliveryTime >= minIdle && stream.get(pending.id) !== undefined) idle.push(pending)
+    return true
+  })
+  // Stable sort: equal idle times keep the PEL's ID order.
+  idle.sort((a, b) => a.deliveryTime - b.deliveryTime)
+  return count === 0 ? idle : idle.slice(0, count)
+}
+
+/**
+ * Claims `entries` for `consumer` as XCLAIM would (new owner, delivered now, one more delivery;
+ * NOACK does not apply to them). Each is reported as `[id, fields, idle ms, deliveries]`: the
+ * milliseconds since its last delivery and the times it was delivered before this one.
+ */
+function claimIdle(ctx: CommandContext, stream: StreamValue, group: ConsumerGroup, consumer: Consumer, entries: readonly PendingEntry[]): Out[] {
+  const now = ctx.now
+  return entries.map((pending) => {
+    const [id, fields] = entryReply(stream.get(pending.id) as StreamEntry) as [Out, Out]
+    const reply: Out[] = [id, fields, Math.max(0, now - pending.deliveryTime), deliveryCountReply(pending)]
+    group.assign(pending, consumer)
+    pending.deliveryTime = now
+    countDelivery(pending)
+    return reply
+  })
 }
 
 /**
