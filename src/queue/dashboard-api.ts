@@ -14,7 +14,7 @@
 import { jsonResponse, type HttpResponse } from '../adapters/http.js'
 import { eventStream } from '../rest/sse.js'
 import type { Reply } from '../reply.js'
-import { stepRows, type StepRow } from './dashboard-steps.js'
+import { stepRows } from './dashboard-steps.js'
 import type { ApiCall, Route } from './routes.js'
 import { StoreError, text, type AttemptLog, type QueueStore, type RunRecord, type RunState } from './store.js'
 
@@ -115,11 +115,6 @@ async function matchingRuns(store: QueueStore, filter: RunFilter): Promise<RunRe
   }
 }
 
-/** The run page's answer: the service's run detail plus one row per step. */
-export interface RunPage {
-  readonly rows: StepRow[]
-}
-
 async function logsOf(store: QueueStore, ids: readonly string[]): Promise<Map<string, AttemptLog[]>> {
   const logs = await Promise.all(ids.map((id) => store.attemptLog(id)))
   return new Map(ids.map((id, index) => [id, logs[index]]))
@@ -151,7 +146,9 @@ export interface DashboardApi {
 export function createDashboardApi({ store, runView, runDetail, subscribe }: DashboardDeps): DashboardApi {
   /** Bumped by {@link DashboardApi.touch}; part of each stream's fingerprint. */
   let version = 0
+  /** The streams' early wake-ups, for {@link DashboardApi.touch}. */
   const wakers = new Set<() => void>()
+
   async function listRuns({ query }: ApiCall): Promise<HttpResponse> {
     const filter = runFilter(query)
     const { page, total } = await selectRuns(filter)
