@@ -9,6 +9,7 @@ import { jsonResponse, type HttpResponse } from '../adapters/http.js'
 import type { ApiCall, Route } from './routes.js'
 import { StoreError, text, type AttemptLog, type MessageRecord, type QueueStore } from './store.js'
 import type { Reply } from '../reply.js'
+import { REDACTED, redactBody, redactHeaderLists } from './redact.js'
 
 export interface MessageAdminDeps {
   readonly store: QueueStore
@@ -28,13 +29,14 @@ function headerLists(headers: Record<string, string>): Record<string, string[]> 
 /** A message in the hosted queue's shape (`client.messages.get`). */
 export function messageView(message: MessageRecord): Record<string, unknown> {
   const flow = message.flowControl
+  const body = redactBody(decoder.decode(message.body), message.redact)
   return {
     messageId: message.id,
     url: message.url,
     method: message.method,
-    header: headerLists(message.headers),
-    body: decoder.decode(message.body),
-    bodyBase64: Buffer.from(message.body).toString('base64'),
+    header: redactHeaderLists(headerLists(message.headers), message.redact, [REDACTED]),
+    body,
+    bodyBase64: message.redact?.body ? Buffer.from(body).toString('base64') : Buffer.from(message.body).toString('base64'),
     maxRetries: message.retries,
     notBefore: message.dueAt,
     createdAt: message.createdAt,
