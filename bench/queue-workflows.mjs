@@ -14,7 +14,9 @@
  *   minus the moment it became due (`dueAt` in the queue's run detail: the creation time, or the
  *   end of the sleep); p50 / p99 / max, and the same for the sleep's resumption alone;
  * - redeliveries: deliveries beyond the first of a message (at-least-once delivery), and step
- *   bodies that ran more than once (should be 0).
+ *   bodies that ran more than once (should be 0);
+ * - CPU per run of the queue process (from /proc) and of this process (the SDK endpoint, the
+ *   third party and the bench): on a shared 2-core machine they show which side is the limit.
  * Modes: state in memory (`--no-persistence`), the default (append-only file, appendfsync
  * always), and `--redis` on a redis-server (the peer: the same queue over real Redis).
  *
@@ -224,8 +226,11 @@ await main('bench:queue-workflows', async () => {
     const queue = await startQueue(mode)
     try {
       const cpuStart = queue.cpuMs()
+      const ownStart = process.cpuUsage()
       const load = await workflowLoad(queue)
       const cpu = queue.cpuMs() - cpuStart
+      const own = process.cpuUsage(ownStart)
+      const endpointCpuMsPerRun = (own.user + own.system) / 1000 / RUNS
       const line = {
         mode: mode.name,
         runsPerSecond: load.runsPerSecond,
@@ -242,20 +247,21 @@ await main('bench:queue-workflows', async () => {
         repeatedBodies: load.repeatedBodies,
         neverDelivered: load.missing,
         cpuMsPerRun: cpu / RUNS,
+        endpointCpuMsPerRun,
       }
       results.push(line)
       console.log(
         `${mode.name}: ${load.succeeded}/${RUNS} runs succeeded in ${fmt(load.seconds, 1)} s = ${fmt(load.runsPerSecond, 1)} runs/s; ` +
           `dispatch delay of ${load.delays.length} due messages p50 ${fmt(line.p50)} ms, p99 ${fmt(line.p99)} ms, max ${fmt(line.max)} ms; ` +
           `sleep resumption p99 ${fmt(line.sleepP99)} ms; ${load.redeliveries} redeliveries (${load.retried} messages retried), ${load.repeatedBodies} step bodies run twice, ` +
-          `${load.wrong} wrong results, ${load.missing} messages never delivered; queue CPU ${fmt(line.cpuMsPerRun, 1)} ms/run`,
+          `${load.wrong} wrong results, ${load.missing} messages never delivered; queue CPU ${fmt(line.cpuMsPerRun, 1)} ms/run, endpoint (SDK, this process) CPU ${fmt(endpointCpuMsPerRun, 1)} ms/run`,
       )
-      rows.push([mode.name, `${load.succeeded}/${RUNS}`, fmt(load.runsPerSecond, 1), fmt(line.p50), fmt(line.p99), fmt(line.max), fmt(line.sleepP99), String(load.redeliveries), String(load.repeatedBodies), fmt(line.cpuMsPerRun, 1)])
+      rows.push([mode.name, `${load.succeeded}/${RUNS}`, fmt(load.runsPerSecond, 1), fmt(line.p50), fmt(line.p99), fmt(line.max), fmt(line.sleepP99), String(load.redeliveries), String(load.repeatedBodies), fmt(line.cpuMsPerRun, 1), fmt(endpointCpuMsPerRun, 1)])
     } finally {
       await queue.stop()
     }
   }
-  const header = ['restis queue state', 'runs ok', 'runs/s', 'dispatch p50 ms', 'dispatch p99 ms', 'dispatch max ms', 'sleep resume p99 ms', 'redeliveries', 'steps run twice', 'queue CPU ms/run']
+  const header = ['restis queue state', 'runs ok', 'runs/s', 'dispatch p50 ms', 'dispatch p99 ms', 'dispatch max ms', 'sleep resume p99 ms', 'redeliveries', 'steps run twice', 'queue CPU ms/run', 'endpoint CPU ms/run']
   console.log(`\n${RUNS} concurrent @upstash/workflow runs (run, sleep ${SLEEP_S} s, call, run):\n${table(header, rows)}`)
   saveResults('queue-workflows', { runs: RUNS, sleepSeconds: SLEEP_S, header, rows, results })
 })
