@@ -74,6 +74,15 @@ export const MISSED_FIRE_GRACE_MS = 60_000
 
 const QUEUE_NAME_HEADER = 'upstash-queue-name'
 
+/** A fire skipped because no process ran at its time, as reported to `onError`: a notice, so its stack is only its text. @public */
+export class SkippedFireNotice extends Error {
+  override readonly name = 'SkippedFireNotice'
+  constructor(message: string) {
+    super(message)
+    this.stack = `${this.name}: ${message}`
+  }
+}
+
 /** Request headers that belong to the API call, not to the message template. */
 const NOT_TEMPLATE = new Set(['authorization', 'host', 'connection', 'content-length', 'transfer-encoding', 'upstash-cron', 'upstash-schedule-id', 'accept', 'accept-encoding', 'user-agent'])
 
@@ -186,7 +195,7 @@ export class Schedules {
     if (!schedule || schedule.paused) return
     await this.advance(id, schedule.cron, now, ['skippedFires', String((schedule.skippedFires ?? 0) + 1), 'lastSkippedTime', String(fireAt)])
     this.options.onError(
-      new Error(`schedule ${id}: the fire due at ${new Date(fireAt).toISOString()} was skipped: no queue process ran at its time (found ${Math.round((now - fireAt) / 1000)} s late); the schedule goes on from now`),
+      new SkippedFireNotice(`schedule ${id}: the fire due at ${new Date(fireAt).toISOString()} was skipped: no queue process ran at its time (found ${Math.round((now - fireAt) / 1000)} s late); the schedule goes on from now`),
     )
   }
 
