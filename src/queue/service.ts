@@ -427,7 +427,10 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
       }
       try {
         if (body !== undefined && body !== null && typeof body !== 'string') throw new StoreError('"body" must be a string', 400)
-        plans.push(planMessage(destination, parsedHeaders, Buffer.from(body ?? '', 'utf8'), defaultRetries))
+        const plan = planMessage(destination, parsedHeaders, Buffer.from(body ?? '', 'utf8'), defaultRetries)
+        // checked before any entry is scheduled, so a refused batch schedules nothing
+        if (plan.kind === 'publish') checkMessageTimeout(plan.message, deliveryTimeout)
+        plans.push(plan)
       } catch (cause) {
         if (cause instanceof StoreError) return error(refusalFor(parsedHeaders, cause).status, `batch message ${index}: ${cause.message}`)
         throw cause
