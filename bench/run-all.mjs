@@ -33,6 +33,8 @@ const SUITES = [
   { name: 'persistence', budget: 90, env: { BENCH_ROUNDS: '1' } },
   { name: 'bgsave', budget: 150, env: { BENCH_BGSAVE_KEYS: '1000000' } },
   { name: 'aof', budget: 90, env: { BENCH_ROUNDS: '2', BENCH_REQUESTS: '10000' } },
+  // 1,000 runs take minutes on a loaded 2-core machine: here 200, in memory and over redis-server
+  { name: 'queue-workflows', budget: 150, env: { BENCH_WF_RUNS: '200', BENCH_WF_MODES: '0,2', BENCH_WF_DEADLINE: '60' } },
 ]
 
 function runSuite(suite, budgetS) {

@@ -9,6 +9,7 @@
  * those fold into the step's row. A step still in progress (sleeping, waiting, being retried,
  * failed) gets a row too, so the page shows where a run is stuck and why.
  */
+import { REDACTED, redactBody, redactHeaderLists } from './redact.js'
 import type { AttemptLog, MessageRecord, RunRecord } from './store.js'
 
 /** The kinds of step the page distinguishes. @public */
@@ -156,7 +157,7 @@ export interface StepRowSource {
 }
 
 function headersOf(run: RunRecord, message: MessageRecord | undefined): Record<string, string> {
-  return message ? { ...run.forward, ...message.headers } : {}
+  return message ? redactHeaderLists({ ...run.forward, ...message.headers }, message.redact, REDACTED) : {}
 }
 
 /** The status of a message that is still being delivered, or that ended without a result. */
@@ -225,7 +226,7 @@ function openSteps(
       status: isWait && message.state === 'pending' && run.state === 'RUN_STARTED' ? 'waiting' : inFlightStatus(message, run.state),
       attempts: message.retried,
       startedAt: isWait ? message.createdAt : firstAttemptAt(message, logOf(message)),
-      input: isWait ? { eventId: body?.eventId, timeoutAt: message.dueAt } : { method: message.method, url: message.url, body: decodeJson(decoder.decode(message.body)) },
+      input: isWait ? { eventId: body?.eventId, timeoutAt: message.dueAt } : { method: message.method, url: message.url, body: decodeJson(redactBody(decoder.decode(message.body), message.redact)) },
       headers: headersOf(run, last),
       errors: errorsOf(logOf(message)),
       messageIds: [message.id],

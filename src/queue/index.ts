@@ -6,6 +6,7 @@
  * @packageDocumentation
  */
 export { createQueueService, defaultBackoff } from './service.js'
+export { SkippedFireNotice } from './schedules.js'
 export type { QueueService, QueueServiceOptions, RunDetail, RunView, StepView, DeadLetter } from './service.js'
 export type { QueueEvent } from './worker.js'
 export type { RunState, MessageState, MessageKind } from './store.js'

@@ -11,6 +11,7 @@ import { parseFilter, type FilterName, type FilterSubject } from './filters.js'
 import { dlqEntries, loadOrigins, subjectsOf } from './message-subjects.js'
 import { StoreError, text, type AttemptLog, type MessageRecord, type QueueStore } from './store.js'
 import type { Command, Reply } from '../reply.js'
+import { REDACTED, redactBody, redactHeaderLists } from './redact.js'
 
 export interface MessageAdminDeps {
   readonly store: QueueStore
@@ -30,13 +31,14 @@ function headerLists(headers: Record<string, string>): Record<string, string[]> 
 /** A message in the hosted queue's shape (`client.messages.get`). */
 export function messageView(message: MessageRecord): Record<string, unknown> {
   const flow = message.flowControl
+  const body = redactBody(decoder.decode(message.body), message.redact)
   return {
     messageId: message.id,
     url: message.url,
     method: message.method,
-    header: headerLists(message.headers),
-    body: decoder.decode(message.body),
-    bodyBase64: Buffer.from(message.body).toString('base64'),
+    header: redactHeaderLists(headerLists(message.headers), message.redact, [REDACTED]),
+    body,
+    bodyBase64: message.redact?.body ? Buffer.from(body).toString('base64') : Buffer.from(message.body).toString('base64'),
     maxRetries: message.retries,
     notBefore: message.dueAt,
     createdAt: message.createdAt,

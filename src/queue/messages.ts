@@ -17,11 +17,12 @@ import {
   RETRIES_HEADER,
   RUN_ID_HEADER,
 } from '../workflow/constants.js'
-import { callKey, callMessage, callSettingsOf, isCallRequest } from './call.js'
+import { callKey, callMessage, callSettingsOf, isCallRequest, TIMEOUT_HEADER } from './call.js'
 import { unwrapInvoke } from './invoke.js'
 import { validateStepRecord } from '../workflow/steps.js'
 import { MalformedDeliveryError } from '../workflow/errors.js'
 import { publishOptionsOf } from './publish-options.js'
+import { redactionOf } from './redact.js'
 import { StoreError, type MessageRecord, type NewMessage, type NewRun, type RunRecord } from './store.js'
 
 const METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'])
@@ -66,6 +67,30 @@ function dueTime(headers: Headers, now: number): number {
   }
   const delay = headers.get(DELAY_HEADER)
   return delay === null ? now : now + parseDelay(delay)
+}
+
+/** `Upstash-Timeout` of a published message (`10s`, `2m`, or seconds), ms; positive. */
+function timeoutOf(headers: Headers): number | undefined {
+  const value = headers.get(TIMEOUT_HEADER)
+  if (value === null) return undefined
+  let ms: number
+  try {
+    ms = parseDelay(value)
+  } catch {
+    ms = 0
+  }
+  if (ms <= 0) bad(`invalid ${TIMEOUT_HEADER} ${JSON.stringify(value)}: a positive duration such as 10s, 2m, or seconds`)
+  return ms
+}
+
+/**
+ * Refuses (400) a message whose `Upstash-Timeout` is longer than the service's delivery timeout:
+ * the attempt would outlive its lease, and another process could deliver it meanwhile.
+ */
+export function checkMessageTimeout(message: NewMessage, limitMs: number): void {
+  if (message.timeoutMs !== undefined && message.timeoutMs > limitMs) {
+    bad(`${TIMEOUT_HEADER} of ${message.timeoutMs} ms is longer than this queue's delivery timeout (${limitMs} ms): start the queue with a longer deliveryTimeout`)
+  }
 }
 
 function retriesOf(headers: Headers, fallback: number): number {
@@ -246,6 +271,8 @@ export function planMessage(destination: string, headers: Headers, body: Uint8Ar
       dueAt,
       failureUrl,
       failureHeaders: failureUrl ? failureHeaders : undefined,
+      timeoutMs: timeoutOf(headers),
+      redact: redactionOf(headers),
       ...options,
     },
   }

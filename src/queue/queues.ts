@@ -32,7 +32,7 @@ export interface QueueView {
   readonly updatedAt: number
 }
 
-const QUEUE_NAME = /^[A-Za-z0-9_.-]{1,256}$/
+export const QUEUE_NAME = /^[A-Za-z0-9_.-]{1,256}$/
 const MAX_PARALLELISM = 1000
 const FINISHED = new Set(['delivered', 'failed', 'canceled'])
 const decoder = new TextDecoder()

@@ -1,14 +1,17 @@
 /**
  * Schedules (`/v2/schedules…`): a cron expression and a message template (destination, method,
  * headers, body) kept in the engine; each fire publishes one message built from the template, as
- * if it had been sent to `/v2/publish` at that moment (so `Upstash-Delay`, `Upstash-Retries`,
- * `Upstash-Method`, `Upstash-Failure-Callback` and forwarded headers apply to every fire), with
- * `Upstash-Schedule-Id` forwarded to the destination.
+ * if it had been sent to `/v2/publish` at that moment, so every publish option applies to every
+ * fire: `Upstash-Delay`, `-Retries`, `-Method`, `-Retry-Delay`, `-Timeout`, `-Callback`,
+ * `-Failure-Callback`, flow control, `-Redact-Fields` and forwarded headers; with
+ * `Upstash-Queue-Name` each fire is enqueued to that queue instead. `Upstash-Schedule-Id` is
+ * forwarded to the destination.
  *
  * Fires survive restarts: the next fire time is stored, and any process of the queue fires a due
- * schedule (a per-fire lock keeps it to one message). A fire missed while no process ran is
- * published once when a process is back, then the schedule continues from the current time
- * (missed fires are not replayed one by one).
+ * schedule (a per-fire lock keeps it to one message). A fire found more than
+ * {@link MISSED_FIRE_GRACE_MS} late (no process ran at its time) is skipped, as the hosted queue
+ * does: the schedule continues from the current time, and the skip is counted on the schedule
+ * (`skippedFires`, `lastSkippedTime`) and reported to the service's `onError`.
  *
  * Keys (below the store's prefix):
  * - `schedules`          zset  schedule id → creation time
@@ -19,10 +22,11 @@
 import type { HttpResponse } from '../adapters/http.js'
 import { fetchHeaders, jsonResponse } from '../adapters/http.js'
 import { CronError, nextFire, parseCron } from './cron.js'
-import { planMessage } from './messages.js'
+import { checkMessageTimeout, planMessage } from './messages.js'
+import { QUEUE_NAME } from './queues.js'
+import { REDACTED, redactBody, redactHeaderLists } from './redact.js'
 import type { ApiCall, Route } from './routes.js'
-import { randomId, StoreError, type QueueStore, type Scheduled } from './store.js'
-import type { NewMessage } from './store.js'
+import { randomId, StoreError, type NewMessage, type QueueStore, type Scheduled } from './store.js'
 
 /** A schedule in API answers (the hosted queue's field names). @public */
 export interface ScheduleView {
@@ -37,25 +41,46 @@ export interface ScheduleView {
   /** Delay of each fire's message, seconds. */
   readonly delay?: number
   readonly failureCallback?: string
+  /** Where each fire's answer is posted (`Upstash-Callback`). */
+  readonly callback?: string
+  /** The retry delay expression of each fire's message. */
+  readonly retryDelayExpression?: string
+  /** Bound of one delivery attempt of each fire, seconds (`Upstash-Timeout`). */
+  readonly timeout?: number
+  /** The queue each fire is enqueued to. */
+  readonly queueName?: string
+  readonly flowControlKey?: string
+  readonly parallelism?: number
+  readonly rate?: number
+  /** The flow-control rate's period, seconds. */
+  readonly period?: number
   readonly isPaused: boolean
   readonly label?: string
   readonly lastScheduleTime?: number
   readonly nextScheduleTime?: number
   /** The message id of the last fire. */
   readonly lastMessageId?: string
+  /** Fires skipped because no queue process ran at their time. */
+  readonly skippedFires?: number
+  /** When the last skipped fire was due. */
+  readonly lastSkippedTime?: number
 }
 
 /**
- * Request headers a schedule does not carry out yet: refused when the schedule is created rather
- * than dropped from every fire.
+ * How late a fire may be published: one found later than this was due while no queue process ran
+ * (or while every one was stalled) and is skipped rather than delivered out of its time.
  */
-const NOT_CARRIED: Readonly<Record<string, string>> = {
-  'upstash-callback': 'success callbacks',
-  'upstash-retry-delay': 'retry delay expressions',
-  'upstash-timeout': 'per-message timeouts',
-  'upstash-queue-name': 'queues',
-  'upstash-flow-control-key': 'flow control',
-  'upstash-redact-fields': 'redaction',
+export const MISSED_FIRE_GRACE_MS = 60_000
+
+const QUEUE_NAME_HEADER = 'upstash-queue-name'
+
+/** A fire skipped because no process ran at its time, as reported to `onError`: a notice, so its stack is only its text. @public */
+export class SkippedFireNotice extends Error {
+  override readonly name = 'SkippedFireNotice'
+  constructor(message: string) {
+    super(message)
+    this.stack = `${this.name}: ${message}`
+  }
 }
 
 /** Request headers that belong to the API call, not to the message template. */
@@ -74,6 +99,8 @@ interface ScheduleRecord {
   readonly nextAt?: number
   readonly lastAt?: number
   readonly lastMessageId?: string
+  readonly skippedFires?: number
+  readonly lastSkippedTime?: number
 }
 
 export interface SchedulesOptions {
@@ -81,8 +108,12 @@ export interface SchedulesOptions {
   /** The current time, ms (injectable so tests need not wait for the minute). */
   readonly now: () => number
   readonly defaultRetries: number
+  /** The service's delivery timeout: a template's `Upstash-Timeout` may not exceed it. */
+  readonly deliveryTimeout: number
   /** Adds a fire's message and wakes the delivery loop. */
   readonly publish: (message: NewMessage, scheduleId: string) => Promise<Scheduled>
+  /** Adds a fire's message to the end of queue `queueName`; returns its id. */
+  readonly enqueue: (queueName: string, message: NewMessage, scheduleId: string) => Promise<string>
   readonly onError: (error: unknown) => void
 }
 
@@ -141,7 +172,8 @@ export class Schedules {
       const fireAt = decoder.decode(due[i + 1])
       const locked = await this.store.call(['SET', `${this.store.prefix}lock:schedule:${id}:${fireAt}`, '1', 'NX', 'PX', '3600000'])
       if (locked === null) continue
-      await this.fire(id, now)
+      if (now - Number(fireAt) > MISSED_FIRE_GRACE_MS) await this.skip(id, Number(fireAt), now)
+      else await this.fire(id, now)
     }
   }
 
@@ -152,9 +184,25 @@ export class Schedules {
     headers.set('upstash-forward-upstash-schedule-id', id)
     // the message's own due time (its delay) counts from the delivery loop's clock, the real one
     const plan = planMessage(schedule.destination, headers, schedule.body, this.options.defaultRetries, Date.now())
-    const { messageId } = await this.options.publish(plan.message, id)
-    const next = nextFire(parseCron(schedule.cron), now)
-    const commands: (string | Uint8Array)[][] = [['HSET', this.key(id), 'lastAt', String(now), 'lastMessageId', messageId, 'nextAt', String(next ?? '')]]
+    const queueName = headers.get(QUEUE_NAME_HEADER)
+    const messageId = queueName === null ? (await this.options.publish(plan.message, id)).messageId : await this.options.enqueue(queueName, plan.message, id)
+    await this.advance(id, schedule.cron, now, ['lastAt', String(now), 'lastMessageId', messageId])
+  }
+
+  /** A fire due while no process ran: not published; counted on the schedule and reported. */
+  private async skip(id: string, fireAt: number, now: number): Promise<void> {
+    const schedule = await this.load(id)
+    if (!schedule || schedule.paused) return
+    await this.advance(id, schedule.cron, now, ['skippedFires', String((schedule.skippedFires ?? 0) + 1), 'lastSkippedTime', String(fireAt)])
+    this.options.onError(
+      new SkippedFireNotice(`schedule ${id}: the fire due at ${new Date(fireAt).toISOString()} was skipped: no queue process ran at its time (found ${Math.round((now - fireAt) / 1000)} s late); the schedule goes on from now`),
+    )
+  }
+
+  /** Records what a fire did and moves the schedule to its next fire after `now`. */
+  private async advance(id: string, cron: string, now: number, fields: string[]): Promise<void> {
+    const next = nextFire(parseCron(cron), now)
+    const commands: (string | Uint8Array)[][] = [['HSET', this.key(id), ...fields, 'nextAt', String(next ?? '')]]
     // XX: a schedule deleted or paused meanwhile is not put back on the due list
     commands.push(next === undefined ? ['ZREM', this.dueKey, id] : ['ZADD', this.dueKey, 'XX', String(next), id])
     await this.store.multi(commands)
@@ -178,31 +226,41 @@ export class Schedules {
       nextAt: number('nextAt'),
       lastAt: number('lastAt'),
       lastMessageId: text('lastMessageId'),
+      skippedFires: number('skippedFires'),
+      lastSkippedTime: number('lastSkippedTime'),
     }
   }
 
   private view(schedule: ScheduleRecord): ScheduleView {
     const headers = new Headers(schedule.headers)
     // a template that is not publishable was refused at creation
-    const plan = planMessage(schedule.destination, headers, schedule.body, this.options.defaultRetries, 0)
+    const { message } = planMessage(schedule.destination, headers, schedule.body, this.options.defaultRetries, 0)
     const header: Record<string, string[]> = {}
-    for (const [name, value] of Object.entries(plan.message.headers)) header[name] = [value]
+    for (const [name, value] of Object.entries(message.headers)) header[name] = [value]
+    const flow = message.flowControl
     return {
       scheduleId: schedule.id,
       cron: schedule.cron,
       createdAt: schedule.createdAt,
       destination: schedule.destination,
-      method: plan.message.method,
-      header,
-      body: decoder.decode(schedule.body),
-      retries: plan.message.retries,
-      ...(plan.message.dueAt > 0 ? { delay: Math.round(plan.message.dueAt / 1000) } : {}),
-      failureCallback: plan.message.failureUrl,
+      method: message.method,
+      header: redactHeaderLists(header, message.redact, [REDACTED]),
+      body: redactBody(decoder.decode(schedule.body), message.redact),
+      retries: message.retries,
+      ...(message.dueAt > 0 ? { delay: Math.round(message.dueAt / 1000) } : {}),
+      failureCallback: message.failureUrl,
+      callback: message.callbackUrl,
+      retryDelayExpression: message.retryDelay,
+      ...(message.timeoutMs === undefined ? {} : { timeout: message.timeoutMs / 1000 }),
+      queueName: headers.get(QUEUE_NAME_HEADER) ?? undefined,
+      ...(flow ? { flowControlKey: flow.key, parallelism: flow.parallelism || undefined, rate: flow.rate || undefined, period: flow.rate ? flow.periodMs / 1000 : undefined } : {}),
       isPaused: schedule.paused,
       label: headers.get('upstash-label') ?? undefined,
       lastScheduleTime: schedule.lastAt,
       nextScheduleTime: schedule.paused ? undefined : schedule.nextAt,
       lastMessageId: schedule.lastMessageId,
+      skippedFires: schedule.skippedFires,
+      lastSkippedTime: schedule.lastSkippedTime,
     }
   }
 
@@ -228,9 +286,8 @@ export class Schedules {
       throw cause
     }
     if (next === undefined) bad(`invalid Upstash-Cron ${JSON.stringify(cron)}: it never fires`)
-    for (const [name, feature] of Object.entries(NOT_CARRIED)) {
-      if (incoming.has(name)) bad(`${name} is not supported on schedules by the restis queue service (${feature})`)
-    }
+    const queueName = incoming.get(QUEUE_NAME_HEADER)
+    if (queueName !== null && !QUEUE_NAME.test(queueName)) bad(`invalid Upstash-Queue-Name ${JSON.stringify(queueName)}: letters, digits, "-", "_" and "." only`)
     const template: Record<string, string> = {}
     incoming.forEach((value, name) => {
       if (!NOT_TEMPLATE.has(name)) template[name] = value
@@ -238,6 +295,9 @@ export class Schedules {
     const body = request.body ?? new Uint8Array(0)
     const plan = planMessage(destination, new Headers(template), body, this.options.defaultRetries)
     if (plan.kind !== 'publish') bad('a schedule publishes plain messages: workflow run headers (Upstash-Workflow-RunId …) are not accepted; schedule the workflow endpoint itself')
+    checkMessageTimeout(plan.message, this.options.deliveryTimeout)
+    // every fire would carry the same id, so all but the first in each window would be dropped
+    if (plan.dedupId !== undefined) bad('Upstash-Deduplication-Id and Upstash-Content-Based-Deduplication do not apply to schedules: every fire would share one id; each fire is one message already')
     const id = incoming.get('upstash-schedule-id') ?? randomId('scd')
     if (!SCHEDULE_ID.test(id)) bad(`invalid Upstash-Schedule-Id ${JSON.stringify(id)}`)
     const existing = await this.load(id)

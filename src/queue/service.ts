@@ -24,7 +24,7 @@ import { DEFAULT_RETRIES } from '../workflow/constants.js'
 import { generateSigningKey } from '../workflow/signature.js'
 import { dashboardPage } from './dashboard/page.js'
 import { createDashboardApi } from './dashboard-api.js'
-import { planMessage, type MessagePlan } from './messages.js'
+import { checkMessageTimeout, planMessage, type MessagePlan } from './messages.js'
 import { checkCallTimeout, refusalFor } from './call.js'
 import { waitRoutes } from './wait.js'
 import { resumeInvoker } from './invoke.js'
@@ -44,6 +44,7 @@ import { requestOrigin } from './message-subjects.js'
 import { flowControlRoutes } from './flow-control-api.js'
 import { WorkflowLogs } from './workflow-logs.js'
 import { runsToCancel } from './run-selection.js'
+import { REDACTED, redactBody, redactHeaderLists } from './redact.js'
 
 /** Options of {@link createQueueService}. @public */
 export interface QueueServiceOptions {
@@ -288,7 +289,14 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
     store,
     now: options.clock ?? Date.now,
     defaultRetries,
+    deliveryTimeout,
     publish: (message, scheduleId) => schedule({ kind: 'publish', message }, { scheduleId }),
+    enqueue: async (queueName, message, scheduleId) => {
+      const messageId = await queues.enqueue(queueName, message)
+      await created(messageId, { queueName, scheduleId })
+      void queues.dispatch()
+      return messageId
+    },
     onError: options.onError ?? ((cause: unknown) => console.error('[restis queue]', cause)),
   })
   const urlGroups = new UrlGroups(store)
@@ -323,6 +331,7 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
 
   async function schedule(plan: MessagePlan, origin: MessageOrigin = {}): Promise<Scheduled> {
     let scheduled: Scheduled
+    if (plan.kind === 'publish') checkMessageTimeout(plan.message, deliveryTimeout)
     if (plan.kind === 'init') scheduled = await store.createRun(plan.run, plan.message)
     else if (plan.kind === 'step') scheduled = await store.appendStep(plan.runId, plan.stepKey, plan.stepJson, await inheritRunOptions(store, plan.runId, plan.message))
     else if (plan.kind === 'call') {
@@ -383,6 +392,7 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
     }
     const plan = planMessage(destination, fetchHeaders(request.headers), request.body ?? new Uint8Array(0), defaultRetries)
     if (plan.kind !== 'publish') return error(400, 'workflow messages cannot be enqueued: a run orders its own steps')
+    checkMessageTimeout(plan.message, deliveryTimeout)
     const messageId = await queues.enqueue(params.name, plan.message)
     await created(messageId, { ...requestOrigin(request.remoteAddress, fetchHeaders(request.headers)), queueName: params.name })
     void queues.dispatch()
@@ -425,7 +435,10 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
       }
       try {
         if (body !== undefined && body !== null && typeof body !== 'string') throw new StoreError('"body" must be a string', 400)
-        plans.push(planMessage(destination, parsedHeaders, Buffer.from(body ?? '', 'utf8'), defaultRetries))
+        const plan = planMessage(destination, parsedHeaders, Buffer.from(body ?? '', 'utf8'), defaultRetries)
+        // checked before any entry is scheduled, so a refused batch schedules nothing
+        if (plan.kind === 'publish') checkMessageTimeout(plan.message, deliveryTimeout)
+        plans.push(plan)
         origins.push(requestOrigin(request.remoteAddress, parsedHeaders))
       } catch (cause) {
         if (cause instanceof StoreError) return error(refusalFor(parsedHeaders, cause).status, `batch message ${index}: ${cause.message}`)
@@ -471,8 +484,8 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
       maxRetries: message.retries,
       url: message.url,
       method: message.method,
-      headers: message.kind === 'workflow' && run ? { ...run.forward, ...message.headers } : message.headers,
-      body: decoder.decode(message.body),
+      headers: redactHeaderLists(message.kind === 'workflow' && run ? { ...run.forward, ...message.headers } : message.headers, message.redact, REDACTED),
+      body: redactBody(decoder.decode(message.body), message.redact),
       createdAt: message.createdAt,
       dueAt: message.dueAt,
       deliveredAt: message.deliveredAt,
@@ -522,8 +535,8 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
         messageId: message.id,
         url: message.url,
         method: message.method,
-        header,
-        body: decoder.decode(message.body),
+        header: redactHeaderLists(header, message.redact, [REDACTED]),
+        body: redactBody(decoder.decode(message.body), message.redact),
         responseStatus: message.lastStatus,
         responseBody: message.lastResponse === undefined ? undefined : Buffer.from(message.lastResponse, 'base64').toString('utf8'),
         responseHeader: message.lastResponseHeaders,

@@ -24,6 +24,7 @@ import type { Executor } from '../executor/executor.js'
 import { isReplyError, type Command, type Reply } from '../reply.js'
 import type { CallSettings } from './call.js'
 import type { FlowControl } from './flow-control.js'
+import type { Redaction } from './redact.js'
 
 /** States of a run, as the hosted queue names them. @public */
 export type RunState = 'RUN_STARTED' | 'RUN_SUCCESS' | 'RUN_FAILED' | 'RUN_CANCELED'
@@ -105,6 +106,10 @@ export interface MessageRecord {
   readonly callbackHeaders?: Record<string, string>
   /** `Upstash-Flow-Control-Key` / `-Value`. */
   readonly flowControl?: FlowControl
+  /** `Upstash-Timeout`: the bound of one attempt, ms (the service's delivery timeout otherwise). */
+  readonly timeoutMs?: number
+  /** `Upstash-Redact-Fields`: what API answers must not show. */
+  readonly redact?: Redaction
 }
 
 /** One entry of a message's attempt log. @public */
@@ -195,6 +200,8 @@ export interface NewMessage {
   readonly callbackUrl?: string
   readonly callbackHeaders?: Record<string, string>
   readonly flowControl?: FlowControl
+  readonly timeoutMs?: number
+  readonly redact?: Redaction
 }
 
 /** Fields of a new run. */
@@ -320,6 +327,8 @@ export class QueueStore {
     if (message.callbackUrl !== undefined) fields.callbackUrl = message.callbackUrl
     if (message.callbackHeaders !== undefined) fields.callbackHeaders = JSON.stringify(message.callbackHeaders)
     if (message.flowControl !== undefined) fields.flowControl = JSON.stringify(message.flowControl)
+    if (message.timeoutMs !== undefined) fields.timeoutMs = String(message.timeoutMs)
+    if (message.redact !== undefined) fields.redact = JSON.stringify(message.redact)
     return Object.entries(fields).flat()
   }
 
@@ -746,5 +755,7 @@ function toMessage(map: Map<string, Uint8Array>): MessageRecord | undefined {
     callbackUrl: field(map, 'callbackUrl'),
     callbackHeaders: jsonField(map, 'callbackHeaders', undefined),
     flowControl: jsonField(map, 'flowControl', undefined),
+    timeoutMs: num(map, 'timeoutMs'),
+    redact: jsonField(map, 'redact', undefined),
   }
 }

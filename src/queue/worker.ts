@@ -314,7 +314,7 @@ export class Worker {
     headers[SIGNATURE_HEADER.toLowerCase()] = signRequest({ url: message.url, body, key: this.options.signingKey })
 
     const started = Date.now()
-    const timeoutMs = message.call?.timeoutMs ?? this.options.deliveryTimeout
+    const timeoutMs = message.call?.timeoutMs ?? message.timeoutMs ?? this.options.deliveryTimeout
     // one controller per delivery: aborted by stop() or by the delivery timeout
     let timedOut = false
     const timer = setTimeout(() => {
