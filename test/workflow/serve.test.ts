@@ -15,6 +15,7 @@ import {
   type BatchMessage,
   type QueueClient,
   type RawStep,
+  type WorkflowContext,
 } from '../../src/workflow/index.js'
 import { Counter, listenFetch, listenServer } from '../queue/support.js'
 
@@ -208,15 +209,61 @@ describe('step deliveries', () => {
     expect(counter.toJSON()).toEqual({})
   })
 
-  test('parallel steps are refused with a clear error', async () => {
-    const response = await serve(
+  test('parallel steps: the first delivery plans the group, a plan runs its step, a result alone is discarded, all results continue', async () => {
+    const counter = new Counter()
+    const body = async (context: WorkflowContext) => {
+      const [x, y] = await Promise.all([context.run('x', () => counter.hit('x') * 10), context.run('y', () => counter.hit('y') * 20)])
+      return context.run('sum', () => x + y)
+    }
+    const plan = (targetStep: number, stepName: string) => ({ stepId: 0, targetStep, stepName, stepType: 'Run', concurrent: 2 })
+    const result = (stepId: number, stepName: string, out: unknown) => ({ stepId, stepName, stepType: 'Run', out: JSON.stringify(out), concurrent: 2 })
+    const queue = new FakeQueue()
+    const handler = serve(body, { queue, env: {} })
+    expect(await (await handler(delivery({}, []))).json()).toEqual({ workflowRunId: 'wfr_test', finishCondition: 'parallel-planned' })
+    expect(queue.batches.map((message) => JSON.parse(message.body!))).toEqual([plan(1, 'x'), plan(2, 'y')])
+    expect(counter.toJSON()).toEqual({})
+    expect(await (await handler(delivery({}, [plan(1, 'x'), plan(2, 'y')]))).json()).toMatchObject({ finishCondition: 'step-finished' })
+    expect(JSON.parse(queue.batches[2].body!)).toEqual(result(2, 'y', 20))
+    expect(await (await handler(delivery({}, [plan(1, 'x'), plan(2, 'y'), result(2, 'y', 20)]))).json()).toMatchObject({ finishCondition: 'discarded' })
+    expect(await (await handler(delivery({}, [plan(1, 'x'), plan(2, 'y'), result(2, 'y', 20), plan(1, 'x')]))).json()).toMatchObject({ finishCondition: 'duplicate-step' })
+    // the queue delivers each plan with the history up to it: the first plan's delivery runs 'x'
+    expect(await (await handler(delivery({}, [plan(1, 'x')]))).json()).toMatchObject({ finishCondition: 'step-finished' })
+    expect(JSON.parse(queue.batches[3].body!)).toEqual(result(1, 'x', 10))
+    expect(counter.toJSON()).toEqual({ x: 1, y: 1 })
+    expect(await (await handler(delivery({}, [plan(1, 'x'), plan(2, 'y'), result(2, 'y', 20), result(1, 'x', 10)]))).json()).toMatchObject({ finishCondition: 'step-finished' })
+    expect(JSON.parse(queue.batches.at(-1)!.body!)).toEqual({ stepId: 3, stepName: 'sum', stepType: 'Run', out: '30', concurrent: 1 })
+  })
+
+  test('a parallel group that differs from the history, nested steps, and overlapping steps fail without retries', async () => {
+    const plan = (targetStep: number, stepName: string, concurrent = 2) => ({ stepId: 0, targetStep, stepName, stepType: 'Run', concurrent })
+    const pair = async (context: WorkflowContext) => Promise.all([context.run('x', () => 1), context.run('y', () => 2)])
+    const renamed = await serve(pair, { queue: new FakeQueue(), env: {} })(delivery({}, [plan(1, 'x'), plan(2, 'z')]))
+    expect(renamed.status).toBe(489)
+    expect((await renamed.json()).message).toMatch(/step 2 does not match the run's history: the workflow called context.run\('y'\) in a parallel group of 2 but the history has 'z'/)
+    const single = await serve(async (context) => context.run('x', () => 1), { queue: new FakeQueue(), env: {} })(delivery({}, [plan(1, 'x'), plan(2, 'y')]))
+    expect(single.status).toBe(489)
+    expect((await single.json()).message).toMatch(/step 1 does not match the run's history: the workflow called context.run\('x'\) but the history has 'x' \(Run, in a parallel group of 2\)/)
+    const nested = await serve(async (context) => context.run('outer', () => context.run('inner', () => 1)), { queue: new FakeQueue(), env: {} })(delivery({}, []))
+    expect(nested.status).toBe(489)
+    expect((await nested.json()).message).toMatch(/step 'inner' was started inside step 'outer'/)
+    const overlapping = await serve(
       async (context) => {
-        await Promise.all([context.run('x', () => 1), context.run('y', () => 2)])
+        const first = context.run('x', () => 1)
+        await Promise.resolve()
+        await Promise.resolve()
+        await Promise.resolve()
+        return Promise.all([first, context.run('y', () => 2)])
       },
       { queue: new FakeQueue(), env: {} },
-    )(delivery({}, []))
+    )(delivery({}, [{ stepId: 1, stepName: 'x', stepType: 'Run', out: '1', concurrent: 1 }]))
+    expect(overlapping.status).toBe(489)
+    expect((await overlapping.json()).message).toMatch(/step 'y' was started while step 'x' is still running/)
+  })
+
+  test('a body that returns before replaying its whole history fails without retries', async () => {
+    const response = await serve(async (context) => context.run('a', () => 1), { queue: new FakeQueue(), env: {} })(delivery({}, [run(1, 'a', 1), run(2, 'b', 2)]))
     expect(response.status).toBe(489)
-    expect((await response.json()).message).toMatch(/step 'y' was started while step 'x' is still running/)
+    expect((await response.json()).message).toMatch(/the workflow returned after step 1 but the run's history has 2 steps/)
   })
 
   test('errors map to the protocol: non-retryable 489, retry-after 429, others 500 with the step name', async () => {
