@@ -45,7 +45,7 @@ export interface CallOptions {
   readonly body?: unknown
   /** Request headers the third party receives. */
   readonly headers?: Readonly<Record<string, string>>
-  /** Retries of the call by the queue when it fails (no answer or a status of 500 or more). Default 0. */
+  /** Retries of the call by the queue when it fails (no answer, or a status of 300 or more). Default 0. */
   readonly retries?: number
   /** Bound of one attempt: seconds, or a duration such as `"10s"`, `"500ms"`. Default: the queue's delivery timeout. */
   readonly timeout?: number | string
