@@ -139,7 +139,12 @@ export type WorkflowTriggerOptions = TriggerOptions
  * @public
  */
 export interface WorkflowClient extends QueueClient {
+  /** Registers a run as waiting for `eventId` (what `context.waitForEvent` sends). */
   wait(eventId: string, workflowRunId: string, request: WaitRequest, headers: Readonly<Record<string, string>>): Promise<void>
+  /**
+   * Notifies the runs waiting for `eventId` (only `workflowRunId`'s when given) with `eventData`
+   * (a string as is, anything else as JSON): one entry per resumed run, `[]` when none waits.
+   */
   notify(eventId: string, eventData: unknown, workflowRunId?: string): Promise<NotifyResult[]>
   /** Starts a run through the queue (see {@link triggerWorkflow}). */
   trigger(options: WorkflowTriggerOptions): Promise<{ workflowRunId: string }>

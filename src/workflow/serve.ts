@@ -28,6 +28,7 @@ import {
   FAILURE_HEADER,
   FAILURE_NOT_FOUND_HEADER,
   INVOKE_COUNT_HEADER,
+  MESSAGE_ID_HEADER,
   NON_RETRYABLE_HEADER,
   NON_RETRYABLE_STATUS,
   PROTOCOL_VERSION,
@@ -315,10 +316,13 @@ function createCore<TPayload, TResult>(handler: RouteFunction<TPayload, TResult>
     if (!runId) throw new MalformedDeliveryError(`missing ${RUN_ID_HEADER} header`)
     let delivery: ParsedDelivery
     if (body === '') {
-      // LazyFetch: the queue may send an empty body; the steps are fetched from it.
+      // LazyFetch: the queue may send an empty body; the steps are fetched from it, up to this
+      // delivery's message (the last step is the one this delivery is for).
       const raw = await cfg.queue.getRunSteps(runId)
       if (raw === undefined) return json(200, { workflowRunId: runId, finishCondition: 'workflow-already-ended' })
-      delivery = parseRawSteps(raw)
+      const messageId = headers.get(MESSAGE_ID_HEADER)
+      const upTo = messageId === null ? -1 : raw.findIndex((step) => step.messageId === messageId)
+      delivery = parseRawSteps(upTo === -1 ? raw : raw.slice(0, upTo + 1))
     } else delivery = parseDeliveryBody(body)
     if (delivery.isLastDuplicate) {
       log({ level: 'warn', workflowRunId: runId, message: 'the last step was delivered twice; ignoring the duplicate' })

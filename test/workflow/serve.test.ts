@@ -332,6 +332,24 @@ describe('step deliveries', () => {
     expect(counter.toJSON()).toEqual({ b: 1 })
   })
 
+  test('LazyFetch with Upstash-Message-Id: the fetched history ends at that message (a parallel plan runs its own step)', async () => {
+    const queue = new FakeQueue()
+    const plan = (targetStep: number, stepName: string) => ({ stepId: 0, targetStep, stepName, stepType: 'Run', concurrent: 2 })
+    queue.steps = [
+      { messageId: 'm0', body: b64('{}'), callType: 'step' },
+      { messageId: 'm1', body: b64(JSON.stringify(plan(1, 'x'))), callType: 'step' },
+      { messageId: 'm2', body: b64(JSON.stringify(plan(2, 'y'))), callType: 'step' },
+    ]
+    const counter = new Counter()
+    const body = async (context: WorkflowContext) => Promise.all([context.run('x', () => counter.hit('x')), context.run('y', () => counter.hit('y'))])
+    const response = await serve(body, { queue, env: {} })(
+      new Request(URL_, { method: 'POST', body: '', headers: { 'upstash-workflow-runid': 'wfr_test', 'upstash-workflow-sdk-version': '1', 'upstash-message-id': 'm1' } }),
+    )
+    expect(await response.json()).toMatchObject({ finishCondition: 'step-finished' })
+    expect(counter.toJSON()).toEqual({ x: 1 })
+    expect(JSON.parse(queue.batches[0].body!)).toMatchObject({ stepId: 1, stepName: 'x', concurrent: 2 })
+  })
+
   test('a queue that says the run ended (400) ends the delivery quietly; an unknown run (404) is reported', async () => {
     const queue = new FakeQueue()
     queue.refuse = { status: 400, message: 'workflow run wfr_test is not running (RUN_CANCELED)' }
