@@ -16,7 +16,7 @@
  */
 export { serve, serveNode, serveNext } from './serve.js'
 export type { RouteFunction, ServeOptions, FailureData, WorkflowLogEvent, WorkflowFetchHandler, WorkflowNodeHandler } from './serve.js'
-export { serveMany, createWorkflow } from './serve-many.js'
+export { serveMany, serveManyNode, createWorkflow } from './serve-many.js'
 export type { Workflow } from './serve-many.js'
 export { WorkflowContext } from './context.js'
 export type { FailureContext, CallOptions, WaitForEventOptions, NotifyStepResult, InvokeOptions } from './context.js'

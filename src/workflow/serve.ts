@@ -193,7 +193,7 @@ export function serve<TPayload, TResult>(handler: RouteFunction<TPayload, TResul
 const utf8 = new TextDecoder()
 
 /** The endpoint as the service the shared adapters drive: the body limit, then the protocol. */
-function workflowService<TPayload, TResult>(handler: RouteFunction<TPayload, TResult>, options: ServeOptions<TPayload>): HttpService {
+export function workflowService<TPayload, TResult>(handler: RouteFunction<TPayload, TResult>, options: ServeOptions<TPayload>): HttpService {
   const limit = options.maxBodySize ?? DEFAULT_WORKFLOW_BODY_LIMIT
   if (!Number.isSafeInteger(limit) || limit < 0) throw new TypeError(`maxBodySize must be an integer >= 0, got ${options.maxBodySize}`)
   const core = createCore(handler, options)

@@ -9,6 +9,8 @@ import {
   serve,
   serveNext,
   serveNode,
+  serveManyNode,
+  createWorkflow,
   signRequest,
   WorkflowNonRetryableError,
   WorkflowRetryAfterError,
@@ -470,6 +472,31 @@ describe('adapters', () => {
       expect((await response.json()).workflowRunId).toMatch(/^wfr_/)
       expect(queue.batches[0].destination).toBe(`${listening.url}/workflow?tenant=1`)
       expect(queue.batches[0].body).toBe('{"a":1}')
+    } finally {
+      await listening.close()
+    }
+  })
+
+  test('serveManyNode routes by the last path segment on a Node listener; an unknown name is 404', async () => {
+    const queue = new FakeQueue()
+    const one = createWorkflow(async (context) => context.run('s', () => 1))
+    const two = createWorkflow(async (context) => context.run('s', () => 2), { retries: 5 })
+    const listening = await listenServer(createServer(serveManyNode({ one, two }, { queue, env: {} })))
+    try {
+      for (const name of ['one', 'two']) {
+        const response = await fetch(`${listening.url}/api/workflows/${name}`, { method: 'POST', body: '{}' })
+        expect(response.status).toBe(200)
+      }
+      expect(queue.batches.map((message) => [message.destination, message.headers['Upstash-Retries']])).toEqual([
+        [`${listening.url}/api/workflows/one`, undefined],
+        [`${listening.url}/api/workflows/two`, '5'],
+      ])
+      expect(one.workflowId).toBe('one')
+      const unknown = await fetch(`${listening.url}/api/workflows/three`, { method: 'POST', body: '{}' })
+      expect(unknown.status).toBe(404)
+      expect(await unknown.json()).toEqual({ error: 'no workflow named "three" here; this route serves: one, two' })
+      expect(() => serveManyNode({ again: one }, { queue, env: {} })).toThrow("the workflow named 'again' is already served as 'one'")
+      expect(() => serveManyNode({ 'a/b': createWorkflow(async () => {}) })).toThrow(/invalid workflow name "a\/b"/)
     } finally {
       await listening.close()
     }
