@@ -344,7 +344,13 @@ function createCore<TPayload, TResult>(handler: RouteFunction<TPayload, TResult>
       },
       notify: async (eventId, eventData, workflowRunId) => {
         if (!cfg.queue.notify) throw new WorkflowNonRetryableError('context.notify needs a queue client with notify(): the queue option given to serve() has none')
-        return cfg.queue.notify(eventId, eventData, workflowRunId)
+        try {
+          return await cfg.queue.notify(eventId, eventData, workflowRunId)
+        } catch (error) {
+          // a refused notification fails the step (retried), never reads as "the run ended"
+          if (error instanceof QueueRequestError) throw new WorkflowError(`notifying event ${JSON.stringify(eventId)} failed: ${error.message}`)
+          throw error
+        }
       },
     }
     let result: unknown

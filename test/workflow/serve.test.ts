@@ -262,6 +262,47 @@ describe('step deliveries', () => {
     expect((await overlapping.json()).message).toMatch(/step 'y' was started while step 'x' is still running/)
   })
 
+  test("a call's callback is recorded as the call step; a callback without the step's headers is malformed", async () => {
+    const queue = new FakeQueue()
+    const handler = serve(async (context) => context.call('fetch', { url: 'http://api.test/x' }), { queue, env: {} })
+    const outcome = { status: 200, header: { 'Content-Type': ['application/json'] }, body: b64('{"ok":true}'), retried: 0, maxRetries: 0 }
+    const stepHeaders = {
+      'upstash-workflow-runid': 'wfr_test',
+      'upstash-workflow-callback': 'true',
+      'upstash-workflow-stepid': '1',
+      'upstash-workflow-stepname': 'fetch',
+      'upstash-workflow-steptype': 'Call',
+      'upstash-workflow-concurrent': '1',
+    }
+    const answer = await handler(new Request(URL_, { method: 'POST', body: JSON.stringify(outcome), headers: stepHeaders }))
+    expect(await answer.json()).toEqual({ workflowRunId: 'wfr_test', finishCondition: 'is-call-return' })
+    const record = JSON.parse(queue.batches[0].body!)
+    expect(record).toEqual({ stepId: 1, stepName: 'fetch', stepType: 'Call', concurrent: 1, out: JSON.stringify({ status: 200, body: '{"ok":true}', header: outcome.header }) })
+    const replayed = await handler(delivery({}, [record]))
+    expect(await replayed.json()).toMatchObject({ finishCondition: 'workflow-finished' })
+    expect(queue.deleted[0].result).toEqual({ status: 200, body: { ok: true }, header: outcome.header })
+    const { 'upstash-workflow-stepid': _id, ...withoutId } = stepHeaders
+    const malformed = await handler(new Request(URL_, { method: 'POST', body: JSON.stringify(outcome), headers: withoutId }))
+    expect(malformed.status).toBe(400)
+    expect((await malformed.json()).error).toBe("malformed workflow delivery: a call's callback needs the Upstash-Workflow-StepId header")
+  })
+
+  test('a notification the queue refuses fails the notify step (retried), and a queue client without wait() fails waitForEvent without retries', async () => {
+    const { QueueRequestError } = await import('../../src/workflow/errors.js')
+    const queue = Object.assign(new FakeQueue(), {
+      notify: async () => {
+        throw new QueueRequestError('notifying failed with status 400: bad event', 400, 'bad event')
+      },
+    })
+    const notified = await serve(async (context) => context.notify('tell', 'e', 1), { queue, env: {} })(delivery({}, []))
+    expect(notified.status).toBe(500)
+    expect(notified.headers.get('upstash-error-step-name')).toBe('tell')
+    expect((await notified.json()).message).toBe('notifying event "e" failed: notifying failed with status 400: bad event')
+    const waited = await serve(async (context) => context.waitForEvent('wait', 'e'), { queue: new FakeQueue(), env: {} })(delivery({}, []))
+    expect(waited.status).toBe(489)
+    expect((await waited.json()).message).toBe("context.waitForEvent('wait') needs a queue client with wait(): the queue option given to serve() has none")
+  })
+
   test('a body that returns before replaying its whole history fails without retries', async () => {
     const response = await serve(async (context) => context.run('a', () => 1), { queue: new FakeQueue(), env: {} })(delivery({}, [run(1, 'a', 1), run(2, 'b', 2)]))
     expect(response.status).toBe(489)
