@@ -2,11 +2,14 @@
  * restis's own `serve()` end to end on the restis queue (over HTTP, signed deliveries): parallel
  * steps, `context.call` (success, an error status, a refused connection, a timeout),
  * `waitForEvent` with `notify` (from a step and from the client) and with a timeout,
- * `context.invoke` through `serveMany` (a child that succeeds and one that fails), and the
+ * `context.invoke` through `serveMany` (a child that succeeds and one that fails) and by URL (an
+ * `@upstash/workflow` child), and the
  * client's trigger, cancel, getWaiters, listRuns and getRun.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { serve as sdkServe } from '@upstash/workflow'
+import { Client as SdkQueueClient, Receiver } from '@upstash/qstash'
 import {
   createQueueClient,
   createWorkflow,
@@ -52,6 +55,7 @@ describe('restis serve() on the restis queue: parallel steps, call, waitForEvent
   let queue: Queue
   let upstream: Listening
   let endpoint: Listening
+  let sdkEndpoint: Listening
   let client: WorkflowClient
   const hits = new Counter()
   const steps = new Counter()
@@ -128,8 +132,21 @@ describe('restis serve() on the restis queue: parallel steps, call, waitForEvent
       ])
       return { call: call.status, wait: wait.timeout, invoked: invoked.body, ran }
     })
+    const { handler: sdkHandler } = sdkServe(
+      async (context) => {
+        const { n } = context.requestPayload as { n: number }
+        return context.run('triple', () => n * 3)
+      },
+      {
+        qstashClient: new SdkQueueClient({ baseUrl: queue.url, token: TOKEN }),
+        receiver: new Receiver({ currentSigningKey: queue.signingKeys.current, nextSigningKey: queue.signingKeys.next }),
+        env: {},
+      },
+    )
+    sdkEndpoint = await listenFetch(sdkHandler)
+    const byUrl = createWorkflow(async (context) => context.invoke('sdk child', { workflow: `${sdkEndpoint.url}/sdk-child`, body: { n: 4 } }))
     const handler = serveMany(
-      { parallel, calls, waiter, notifier, child, parent, mixed },
+      { parallel, calls, waiter, notifier, child, parent, mixed, byUrl },
       { queueUrl: queue.url, token: TOKEN, env: {}, currentSigningKey: queue.signingKeys.current, nextSigningKey: queue.signingKeys.next },
     )
     endpoint = await listenFetch(handler)
@@ -137,6 +154,7 @@ describe('restis serve() on the restis queue: parallel steps, call, waitForEvent
 
   afterAll(async () => {
     await endpoint?.close()
+    await sdkEndpoint?.close()
     await upstream?.close()
     await queue?.close()
   })
@@ -198,6 +216,11 @@ describe('restis serve() on the restis queue: parallel steps, call, waitForEvent
     expect(result.outcome.body.message).toBe('child refused 10')
   })
 
+  test('context.invoke by URL starts an @upstash/workflow endpoint as the child', async () => {
+    const { workflowRunId } = await client.trigger({ url: route('byUrl') })
+    expect(await finished(workflowRunId)).toEqual({ body: 12, isFailed: false, isCanceled: false })
+  })
+
   test('the client lists runs, reads one, cancels a waiting run, and says 404 for an unknown one', async () => {
     const { workflowRunId } = await client.trigger({ url: route('waiter'), body: { event: 'cancel-me' } })
     await until(async () => ((await client.getWaiters('cancel-me')).length === 1 ? true : undefined), 10_000, 'the waiter')
@@ -218,6 +241,6 @@ describe('restis serve() on the restis queue: parallel steps, call, waitForEvent
   test('serveMany answers 404 for an unknown workflow name', async () => {
     const response = await fetch(route('nope'), { method: 'POST', body: '{}' })
     expect(response.status).toBe(404)
-    expect(await response.json()).toEqual({ error: 'no workflow named "nope" here; this route serves: parallel, calls, waiter, notifier, child, parent, mixed' })
+    expect(await response.json()).toEqual({ error: 'no workflow named "nope" here; this route serves: parallel, calls, waiter, notifier, child, parent, mixed, byUrl' })
   })
 })
