@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto'
 import { QueueRequestError } from './errors.js'
-import { DEFAULT_QUEUE_URL } from './constants.js'
+import { DEFAULT_QUEUE_URL, RUN_ID_HEADER } from './constants.js'
 import { initMessageHeaders } from './headers.js'
 import type { RawStep } from './steps.js'
 
@@ -27,6 +27,43 @@ export interface BatchResult {
 }
 
 /**
+ * The body of `POST /v2/wait/<eventId>`: the step that waits, where the run resumes, how long it waits.
+ * @public
+ */
+export interface WaitRequest {
+  /** The workflow URL the run resumes at. */
+  readonly url: string
+  /** How long the run waits, e.g. `"30s"`, `"7d"`. */
+  readonly timeout: string
+  /** Where the run resumes when nobody notified it in time (the workflow URL). */
+  readonly timeoutUrl?: string
+  /** Headers of the resuming delivery after a timeout. */
+  readonly timeoutHeaders?: Readonly<Record<string, readonly string[]>>
+  /** The wait step: its id (or, in a parallel group, its targetStep), name, type and group size. */
+  readonly step: { readonly stepId: number; readonly stepName: string; readonly stepType: string; readonly concurrent: number; readonly targetStep?: number }
+}
+
+/** A run waiting for an event, as the queue reports it. @public */
+export interface Waiter {
+  /** The workflow URL the run resumes at. */
+  readonly url: string
+  /** When the wait times out, unix seconds. */
+  readonly deadline: number
+  readonly headers?: Readonly<Record<string, readonly string[]>>
+  readonly timeoutUrl?: string
+  readonly timeoutHeaders?: Readonly<Record<string, readonly string[]>>
+}
+
+/** One notified waiter in the answer of a notification. @public */
+export interface NotifyResult {
+  readonly waiter: Waiter
+  /** The message that resumes the run. */
+  readonly messageId: string
+  /** Why the run could not be resumed (it ended meanwhile); empty when it was. */
+  readonly error: string
+}
+
+/**
  * What `serve()` needs from a queue. {@link createQueueClient} builds one over HTTP; tests and
  * embedders can pass their own.
  * @public
@@ -38,6 +75,87 @@ export interface QueueClient {
   deleteRun(workflowRunId: string, result: unknown, cancel: boolean): Promise<void>
   /** The run's raw steps, or `undefined` when the run is unknown or ended (404). */
   getRunSteps(workflowRunId: string): Promise<RawStep[] | undefined>
+  /**
+   * Registers a run as waiting for `eventId` (`POST /v2/wait/<eventId>`). Needed by
+   * `context.waitForEvent`; a client without it makes that step fail with a clear error.
+   */
+  wait?(eventId: string, workflowRunId: string, request: WaitRequest, headers: Readonly<Record<string, string>>): Promise<void>
+  /**
+   * Notifies the runs waiting for `eventId` (only `workflowRunId`'s when given) with `eventData`
+   * (`POST /v2/notify/…`). Needed by `context.notify`.
+   */
+  notify?(eventId: string, eventData: unknown, workflowRunId?: string): Promise<NotifyResult[]>
+}
+
+/** A run as {@link WorkflowClient.listRuns} and {@link WorkflowClient.getRun} report it. @public */
+export interface WorkflowRunSummary {
+  readonly workflowRunId: string
+  /** The workflow endpoint. */
+  readonly url: string
+  /** `RUN_STARTED`, `RUN_SUCCESS`, `RUN_FAILED` or `RUN_CANCELED`. */
+  readonly state: string
+  /** ms since the epoch. */
+  readonly createdAt: number
+  readonly updatedAt: number
+  readonly finishedAt?: number
+  /** The start payload, as text. */
+  readonly payload: string
+  /** What the workflow returned (JSON text), once it succeeded. */
+  readonly result?: string
+  /** Why the run failed. */
+  readonly error?: string
+}
+
+/** One message of a run (its start, a step, a call, a wait, a failure callback). @public */
+export interface WorkflowRunStep {
+  readonly messageId: string
+  /** The step's position in the run, when the message is a step. */
+  readonly stepId?: number
+  readonly stepName: string
+  /** `Initial`, `Run`, `SleepFor`, `Call`, `Wait for <event>`, `Invoke` … */
+  readonly stepType: string
+  /** The message's state: `scheduled`, `delivered`, `failed`, `canceled` … */
+  readonly status: string
+  /** Attempts made so far. */
+  readonly attempts: number
+  /** The message body as text (a step record's JSON for a step). */
+  readonly body: string
+  readonly lastError?: string
+}
+
+/** A page of runs, newest first. @public */
+export interface WorkflowRunPage {
+  readonly runs: readonly WorkflowRunSummary[]
+  /** How many runs the queue keeps in all. */
+  readonly total: number
+}
+
+/** Options of {@link WorkflowClient.trigger}. @public */
+export type WorkflowTriggerOptions = TriggerOptions
+
+/**
+ * A client of the queue's workflow API: what `serve()` needs, and what an application uses to
+ * start, cancel, notify and inspect runs. Built by {@link createQueueClient}.
+ * @public
+ */
+export interface WorkflowClient extends QueueClient {
+  /** Registers a run as waiting for `eventId` (what `context.waitForEvent` sends). */
+  wait(eventId: string, workflowRunId: string, request: WaitRequest, headers: Readonly<Record<string, string>>): Promise<void>
+  /**
+   * Notifies the runs waiting for `eventId` (only `workflowRunId`'s when given) with `eventData`
+   * (a string as is, anything else as JSON): one entry per resumed run, `[]` when none waits.
+   */
+  notify(eventId: string, eventData: unknown, workflowRunId?: string): Promise<NotifyResult[]>
+  /** Starts a run through the queue (see {@link triggerWorkflow}). */
+  trigger(options: WorkflowTriggerOptions): Promise<{ workflowRunId: string }>
+  /** Cancels a running run; throws {@link QueueRequestError} (404) for an unknown run. */
+  cancel(workflowRunId: string): Promise<void>
+  /** The runs waiting for `eventId` (`GET /v2/waiters/<eventId>`). */
+  getWaiters(eventId: string): Promise<Waiter[]>
+  /** A page of runs, newest first (`GET /v2/dashboard/runs`); restis queue only. */
+  listRuns(options?: { readonly offset?: number; readonly count?: number }): Promise<WorkflowRunPage>
+  /** One run and its messages, or `undefined` when the queue does not know it (`GET /v2/dashboard/runs/<id>`); restis queue only. */
+  getRun(workflowRunId: string): Promise<{ run: WorkflowRunSummary; steps: WorkflowRunStep[] } | undefined>
 }
 
 /** Options of {@link createQueueClient}. @public */
@@ -107,8 +225,8 @@ function isNode(): boolean {
   return typeof proc?.versions?.node === 'string' && proc.versions.bun === undefined && typeof (globalThis as { Deno?: unknown }).Deno === 'undefined'
 }
 
-/** A {@link QueueClient} over HTTP. @public */
-export function createQueueClient(options: QueueClientOptions): QueueClient {
+/** A {@link WorkflowClient} over HTTP. @public */
+export function createQueueClient(options: QueueClientOptions): WorkflowClient {
   const base = (options.url ?? DEFAULT_QUEUE_URL).replace(/\/+$/, '')
   const retries = options.retries ?? 4
   const authorization = `Bearer ${options.token}`
@@ -154,6 +272,45 @@ export function createQueueClient(options: QueueClientOptions): QueueClient {
       if (answer.status === 404) return undefined
       if (!ok(answer)) fail(answer, `fetching the steps of run ${workflowRunId}`)
       return JSON.parse(answer.text) as RawStep[]
+    },
+    async wait(eventId, workflowRunId, waitRequest, headers) {
+      const answer = await request('POST', `/v2/wait/${encodeURIComponent(eventId)}`, JSON.stringify(waitRequest), {
+        ...headers,
+        'content-type': 'application/json',
+        [RUN_ID_HEADER]: workflowRunId,
+      })
+      if (!ok(answer)) fail(answer, `waiting for event ${eventId} (POST /v2/wait)`)
+    },
+    async notify(eventId, eventData, workflowRunId) {
+      const path = workflowRunId === undefined ? `/v2/notify/${encodeURIComponent(eventId)}` : `/v2/notify/${encodeURIComponent(workflowRunId)}/${encodeURIComponent(eventId)}`
+      const answer = await request('POST', path, typeof eventData === 'string' ? eventData : JSON.stringify(eventData ?? null))
+      if (!ok(answer)) fail(answer, `notifying event ${eventId}`)
+      return JSON.parse(answer.text) as NotifyResult[]
+    },
+    trigger(triggerOptions) {
+      return triggerWorkflow(this, triggerOptions)
+    },
+    async cancel(workflowRunId) {
+      const answer = await request('DELETE', `/v2/workflows/runs/${encodeURIComponent(workflowRunId)}?cancel=true`)
+      if (!ok(answer)) fail(answer, `cancelling run ${workflowRunId}`)
+    },
+    async getWaiters(eventId) {
+      const answer = await request('GET', `/v2/waiters/${encodeURIComponent(eventId)}`)
+      if (!ok(answer)) fail(answer, `listing the waiters of event ${eventId}`)
+      return JSON.parse(answer.text) as Waiter[]
+    },
+    async listRuns(page = {}) {
+      const query = new URLSearchParams({ offset: String(page.offset ?? 0), count: String(page.count ?? 50) })
+      const answer = await request('GET', `/v2/dashboard/runs?${query}`)
+      if (!ok(answer)) fail(answer, 'listing runs (GET /v2/dashboard/runs)')
+      const parsed = JSON.parse(answer.text) as { runs: WorkflowRunSummary[]; total: number }
+      return { runs: parsed.runs, total: parsed.total }
+    },
+    async getRun(workflowRunId) {
+      const answer = await request('GET', `/v2/dashboard/runs/${encodeURIComponent(workflowRunId)}`)
+      if (answer.status === 404) return undefined
+      if (!ok(answer)) fail(answer, `reading run ${workflowRunId}`)
+      return JSON.parse(answer.text) as { run: WorkflowRunSummary; steps: WorkflowRunStep[] }
     },
   }
 }

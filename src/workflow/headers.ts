@@ -3,7 +3,9 @@
  * sends, so the hosted queue and the restis queue treat both alike.
  */
 import {
+  CALL_TYPE_HEADER,
   DEFAULT_RETRIES,
+  INVOKE_COUNT_HEADER,
   FAILURE_CALLBACK_HEADER,
   FAILURE_CALLBACK_PREFIX,
   FAILURE_CALLBACK_URL_HEADER,
@@ -131,4 +133,68 @@ export function initMessageHeaders(options: InitHeaderOptions): Record<string, s
 /** Headers of a step message (a step's result going back to the endpoint). */
 export function stepMessageHeaders(runId: string, url: string): Record<string, string> {
   return { ...base(runId, url, false), 'content-type': 'application/json' }
+}
+
+/** The header marking a start message as an invocation by another run. */
+export const INVOKE_HEADER = 'Upstash-Workflow-Invoke'
+
+/** Options of {@link callMessageHeaders}. */
+export interface CallHeaderOptions {
+  readonly runId: string
+  /** The workflow URL: the callback goes there. */
+  readonly url: string
+  readonly stepId: number
+  readonly stepName: string
+  readonly concurrent: number
+  readonly method: string
+  readonly retries: number
+  readonly timeout?: string
+  /** Headers the third party receives. */
+  readonly callHeaders: Readonly<Record<string, string>>
+}
+
+/**
+ * Headers of a third-party call (`Upstash-Workflow-CallType: toCallback`): the queue calls the
+ * destination with the `Upstash-Forward-*` headers and delivers the outcome to
+ * `Upstash-Callback` with the `Upstash-Callback-*` headers, which name the call step.
+ */
+export function callMessageHeaders(options: CallHeaderOptions): Record<string, string> {
+  const callHeaders = new Headers(options.callHeaders)
+  const contentType = callHeaders.get('content-type') ?? 'application/json'
+  const headers: Record<string, string> = {
+    [INIT_HEADER]: 'false',
+    [RUN_ID_HEADER]: options.runId,
+    [WORKFLOW_URL_HEADER]: options.url,
+    [FEATURE_SET_HEADER]: 'WF_NoDelete,InitialBody',
+    [PROTOCOL_VERSION_HEADER]: PROTOCOL_VERSION,
+    [METHOD_HEADER]: options.method,
+    [RETRIES_HEADER]: String(options.retries),
+    'content-type': contentType,
+    [CALL_TYPE_HEADER]: 'toCallback',
+    'Upstash-Callback': options.url,
+    'Upstash-Callback-Workflow-RunId': options.runId,
+    'Upstash-Callback-Workflow-CallType': 'fromCallback',
+    'Upstash-Callback-Workflow-Init': 'false',
+    'Upstash-Callback-Workflow-Url': options.url,
+    'Upstash-Callback-Feature-Set': FEATURE_SET,
+    'Upstash-Callback-Forward-Upstash-Workflow-Callback': 'true',
+    'Upstash-Callback-Forward-Upstash-Workflow-StepId': String(options.stepId),
+    'Upstash-Callback-Forward-Upstash-Workflow-StepName': options.stepName,
+    'Upstash-Callback-Forward-Upstash-Workflow-StepType': 'Call',
+    'Upstash-Callback-Forward-Upstash-Workflow-Concurrent': String(options.concurrent),
+    'Upstash-Callback-Forward-Upstash-Workflow-ContentType': contentType,
+  }
+  if (options.timeout !== undefined) headers['Upstash-Timeout'] = options.timeout
+  callHeaders.forEach((value, name) => {
+    if (name !== 'content-type') headers[`${FORWARD_PREFIX}${name}`] = value
+  })
+  return headers
+}
+
+/** Headers of the start message of an invoked run: a run start marked as an invocation. */
+export function invokeMessageHeaders(options: InitHeaderOptions & { readonly invokeCount: number }): Record<string, string> {
+  const headers = initMessageHeaders(options)
+  headers[INVOKE_HEADER] = 'true'
+  headers[`${FORWARD_PREFIX}${INVOKE_COUNT_HEADER}`] = String(options.invokeCount)
+  return headers
 }

@@ -16,8 +16,11 @@
  */
 export { serve, serveNode, serveNext } from './serve.js'
 export type { RouteFunction, ServeOptions, FailureData, WorkflowLogEvent, WorkflowFetchHandler, WorkflowNodeHandler } from './serve.js'
+export { serveMany, serveManyNode, createWorkflow } from './serve-many.js'
+export type { Workflow } from './serve-many.js'
 export { WorkflowContext } from './context.js'
-export type { FailureContext } from './context.js'
+export type { FailureContext, CallOptions, WaitForEventOptions, NotifyStepResult, InvokeOptions } from './context.js'
+export type { CallResponse, WaitEventResult, InvokeResult } from './lazy-steps.js'
 export {
   WorkflowError,
   WorkflowNonRetryableError,
@@ -27,7 +30,21 @@ export {
   QueueRequestError,
 } from './errors.js'
 export { createQueueClient, triggerWorkflow } from './client.js'
-export type { QueueClient, QueueClientOptions, BatchMessage, BatchResult, TriggerOptions } from './client.js'
+export type {
+  QueueClient,
+  QueueClientOptions,
+  BatchMessage,
+  BatchResult,
+  TriggerOptions,
+  WorkflowClient,
+  WorkflowTriggerOptions,
+  WaitRequest,
+  Waiter,
+  NotifyResult,
+  WorkflowRunSummary,
+  WorkflowRunStep,
+  WorkflowRunPage,
+} from './client.js'
 export { signRequest, verifyRequest, generateSigningKey, SignatureError } from './signature.js'
 export type { SignatureClaims, SignOptions, VerifyOptions } from './signature.js'
 export type { RawStep } from './steps.js'

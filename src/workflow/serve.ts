@@ -23,12 +23,12 @@ import {
   CREATED_AT_HEADER,
   DEFAULT_QUEUE_URL,
   DEFAULT_RETRIES,
-  DELAY_HEADER,
-  NOT_BEFORE_HEADER,
   ERROR_STEP_NAME_HEADER,
   FAILURE_CALLBACK_HEADER,
   FAILURE_HEADER,
   FAILURE_NOT_FOUND_HEADER,
+  INVOKE_COUNT_HEADER,
+  MESSAGE_ID_HEADER,
   NON_RETRYABLE_HEADER,
   NON_RETRYABLE_STATUS,
   PROTOCOL_VERSION,
@@ -37,18 +37,22 @@ import {
   RUN_ID_HEADER,
   SIGNATURE_HEADER,
 } from './constants.js'
-import { WorkflowContext, type FailureContext, type StepRunner } from './context.js'
+import { WorkflowContext, type ContextRuntime, type FailureContext } from './context.js'
+import { callResultRecord, CALLBACK_HEADER } from './callback.js'
+import { StepExecutor } from './executor.js'
+import { queueSink } from './submit.js'
 import { ENV_NAMES, processEnv, readEnv, type Environment } from './env.js'
 import {
   MalformedDeliveryError,
   QueueRequestError,
   WorkflowError,
+  WorkflowNonRetryableError,
   WorkflowReplayError,
   isErrorNamed,
 } from './errors.js'
 import { contextHeaders, initMessageHeaders, stepMessageHeaders, userHeaders } from './headers.js'
 import { SignatureError, verifyRequest } from './signature.js'
-import { assertSequentialHistory, decodeBase64Text, parseDeliveryBody, parseRawSteps, type ParsedDelivery } from './steps.js'
+import { assertConsistentHistory, decodeBase64Text, parseDeliveryBody, parseRawSteps, type ParsedDelivery } from './steps.js'
 
 /** A workflow body. Its return value is the run's result. @public */
 export type RouteFunction<TPayload, TResult = unknown> = (context: WorkflowContext<TPayload>) => Promise<TResult> | TResult
@@ -189,7 +193,7 @@ export function serve<TPayload, TResult>(handler: RouteFunction<TPayload, TResul
 const utf8 = new TextDecoder()
 
 /** The endpoint as the service the shared adapters drive: the body limit, then the protocol. */
-function workflowService<TPayload, TResult>(handler: RouteFunction<TPayload, TResult>, options: ServeOptions<TPayload>): HttpService {
+export function workflowService<TPayload, TResult>(handler: RouteFunction<TPayload, TResult>, options: ServeOptions<TPayload>): HttpService {
   const limit = options.maxBodySize ?? DEFAULT_WORKFLOW_BODY_LIMIT
   if (!Number.isSafeInteger(limit) || limit < 0) throw new TypeError(`maxBodySize must be an integer >= 0, got ${options.maxBodySize}`)
   const core = createCore(handler, options)
@@ -254,6 +258,7 @@ function createCore<TPayload, TResult>(handler: RouteFunction<TPayload, TResult>
       if (headers.get(FAILURE_HEADER) === 'true' || headers.get(FAILURE_CALLBACK_HEADER)) {
         return await handleFailure(headers, body, workflowUrl, cfg)
       }
+      if (headers.get(CALLBACK_HEADER) !== null) return await handleCallback(headers, body, workflowUrl, cfg)
       const version = headers.get(PROTOCOL_VERSION_HEADER)
       if (version === null) return await handleStart(headers, body, workflowUrl, cfg)
       if (version !== PROTOCOL_VERSION) {
@@ -311,33 +316,46 @@ function createCore<TPayload, TResult>(handler: RouteFunction<TPayload, TResult>
     if (!runId) throw new MalformedDeliveryError(`missing ${RUN_ID_HEADER} header`)
     let delivery: ParsedDelivery
     if (body === '') {
-      // LazyFetch: the queue may send an empty body; the steps are fetched from it.
+      // LazyFetch: the queue may send an empty body; the steps are fetched from it, up to this
+      // delivery's message (the last step is the one this delivery is for).
       const raw = await cfg.queue.getRunSteps(runId)
       if (raw === undefined) return json(200, { workflowRunId: runId, finishCondition: 'workflow-already-ended' })
-      delivery = parseRawSteps(raw)
+      const messageId = headers.get(MESSAGE_ID_HEADER)
+      const upTo = messageId === null ? -1 : raw.findIndex((step) => step.messageId === messageId)
+      delivery = parseRawSteps(upTo === -1 ? raw : raw.slice(0, upTo + 1))
     } else delivery = parseDeliveryBody(body)
     if (delivery.isLastDuplicate) {
       log({ level: 'warn', workflowRunId: runId, message: 'the last step was delivered twice; ignoring the duplicate' })
       return json(200, { workflowRunId: runId, finishCondition: 'duplicate-step' })
     }
-    const runner: StepRunner = {
-      steps: delivery.steps,
-      index: 0,
-      submit: async (step, delay, notBefore) => {
-        const stepHeaders = stepMessageHeaders(runId, url)
-        if (delay) stepHeaders[DELAY_HEADER] = `${delay}s`
-        if (notBefore !== undefined) stepHeaders[NOT_BEFORE_HEADER] = String(notBefore)
-        await cfg.queue.batch([{ destination: url, headers: stepHeaders, body: JSON.stringify(step) }])
-        log({ level: 'info', workflowRunId: runId, message: `step ${step.stepId} '${step.stepName}' done` })
-      },
+    const invokeCount = Number(headers.get(INVOKE_COUNT_HEADER) ?? 0) || 0
+    const createdAt = Number(headers.get(CREATED_AT_HEADER)) || undefined
+    const executor = new StepExecutor(
+      delivery.steps,
+      queueSink({ queue: cfg.queue, runId, url, invokeCount, createdAt }, (message) => log({ level: 'info', workflowRunId: runId, message })),
+    )
+    const runtime: ContextRuntime = {
+      executor,
+      invokeCount,
+      cancelled: false,
       cancel: async () => {
         await cfg.queue.deleteRun(runId, undefined, true)
         log({ level: 'info', workflowRunId: runId, message: 'run cancelled' })
       },
+      notify: async (eventId, eventData, workflowRunId) => {
+        if (!cfg.queue.notify) throw new WorkflowNonRetryableError('context.notify needs a queue client with notify(): the queue option given to serve() has none')
+        try {
+          return await cfg.queue.notify(eventId, eventData, workflowRunId)
+        } catch (error) {
+          // a refused notification fails the step (retried), never reads as "the run ended"
+          if (error instanceof QueueRequestError) throw new WorkflowError(`notifying event ${JSON.stringify(eventId)} failed: ${error.message}`)
+          throw error
+        }
+      },
     }
     let result: unknown
     try {
-      assertSequentialHistory(delivery.steps)
+      assertConsistentHistory(delivery.steps)
       const checked = validatePayload(delivery.rawInitialPayload)
       if ('invalid' in checked) throw new WorkflowReplayError(`the run's payload does not match the schema: ${checked.invalid}`)
       const context = new WorkflowContext<TPayload>(
@@ -348,20 +366,27 @@ function createCore<TPayload, TResult>(handler: RouteFunction<TPayload, TResult>
           headers: contextHeaders(headers),
           env: cfg.env,
           retried: Number(headers.get(RETRIED_HEADER) ?? 0) || 0,
-          workflowRunCreatedAt: Number(headers.get(CREATED_AT_HEADER)) || undefined,
+          workflowRunCreatedAt: createdAt,
         },
-        runner,
+        runtime,
       )
       result = await handler(context)
     } catch (error) {
       // After a step went to the queue (or the run was cancelled) the body unwinds with
       // StepSubmitted, or with whatever it threw while unwinding: either way this delivery is done.
-      if (runner.violation) return stepError(runner.violation, runId, undefined)
-      if (runner.submitted === undefined && !runner.cancelled) return stepError(error, runId, runner.failedStep)
+      if (executor.violation) return stepError(executor.violation, runId, undefined)
+      if (executor.ended === undefined && !runtime.cancelled) return stepError(error, runId, executor.failedStep)
     }
-    if (runner.violation) return stepError(runner.violation, runId, undefined)
-    if (runner.cancelled) return json(200, { workflowRunId: runId, finishCondition: 'canceled' })
-    if (runner.submitted !== undefined) return json(200, { workflowRunId: runId, finishCondition: 'step-finished' })
+    if (executor.violation) return stepError(executor.violation, runId, undefined)
+    if (runtime.cancelled) return json(200, { workflowRunId: runId, finishCondition: 'canceled' })
+    if (executor.ended !== undefined) return json(200, { workflowRunId: runId, finishCondition: executor.ended })
+    if (executor.reachedSteps < executor.recordedSteps) {
+      const unreplayed = new WorkflowReplayError(
+        `the workflow returned after step ${executor.reachedSteps} but the run's history has ${executor.recordedSteps} steps: ` +
+          'the workflow code changed or the step list was altered',
+      )
+      return stepError(unreplayed, runId, undefined)
+    }
     try {
       await cfg.queue.deleteRun(runId, result, false)
     } catch (error) {
@@ -369,6 +394,24 @@ function createCore<TPayload, TResult>(handler: RouteFunction<TPayload, TResult>
     }
     log({ level: 'info', workflowRunId: runId, message: 'run finished' })
     return json(200, { workflowRunId: runId, finishCondition: 'workflow-finished' })
+  }
+
+  /**
+   * The outcome of a third-party call (`Upstash-Workflow-Callback: true`): recorded as the
+   * call step's result, `{status, body, header}`, which resumes the run.
+   */
+  async function handleCallback(headers: Headers, body: string, url: string, cfg: Config): Promise<CoreResponse> {
+    const runId = headers.get(RUN_ID_HEADER)
+    if (!runId) throw new MalformedDeliveryError(`missing ${RUN_ID_HEADER} header on a call's callback`)
+    const record = callResultRecord(headers, body)
+    if (record === undefined) return json(200, { workflowRunId: runId, finishCondition: 'call-will-retry' })
+    try {
+      await cfg.queue.batch([{ destination: url, headers: stepMessageHeaders(runId, url), body: JSON.stringify(record) }])
+    } catch (error) {
+      return queueError(error, runId)
+    }
+    log({ level: 'info', workflowRunId: runId, message: `call step ${record.stepId} '${record.stepName}' answered` })
+    return json(200, { workflowRunId: runId, finishCondition: 'is-call-return' })
   }
 
   function queueError(error: unknown, runId: string): CoreResponse {

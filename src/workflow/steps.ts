@@ -149,24 +149,56 @@ function deduplicate(steps: StepRecord[]): { steps: StepRecord[]; isLastDuplicat
   return { steps: kept, isLastDuplicate }
 }
 
+/** A parallel group while its records are read: where it starts, its size, what arrived. */
+interface OpenGroup {
+  readonly start: number
+  readonly size: number
+  planned: number
+  readonly results: Set<number>
+}
+
+function inconsistent(index: number, step: StepRecord, problem: string): WorkflowReplayError {
+  return new WorkflowReplayError(`inconsistent history: record ${index + 1} ('${step.stepName}') ${problem}; the step list was altered or comes from another run`)
+}
+
 /**
- * Checks that a history is sequential and consistent: result steps numbered 1, 2, 3 … in order,
- * no parallel groups (restis's `serve()` runs steps one at a time).
+ * Checks that a history is consistent: sequential result steps numbered 1, 2, 3 … in order; a
+ * parallel group of `k` steps at position `n` is `k` plan steps (targetStep `n` … `n+k-1`, each
+ * `concurrent: k`) followed by the results of those positions in any order, each after its
+ * plan. The last group may be incomplete (its steps are still running).
  */
-export function assertSequentialHistory(steps: readonly StepRecord[]): void {
+export function assertConsistentHistory(steps: readonly StepRecord[]): void {
+  let expected = 1
+  let group: OpenGroup | undefined
   steps.forEach((step, index) => {
-    if (step.stepId === 0 || step.concurrent > 1) {
-      throw new WorkflowReplayError(
-        `inconsistent history: record ${index + 1} ('${step.stepName}') belongs to a parallel step group; ` +
-          'restis serve() runs steps one at a time',
-      )
+    if (step.stepId === 0) {
+      const target = step.targetStep ?? 0
+      if (step.concurrent < 2) throw inconsistent(index, step, `is a plan step with concurrent ${step.concurrent}, expected 2 or more`)
+      if (group === undefined) {
+        if (target !== expected) throw inconsistent(index, step, `plans step ${target}, expected ${expected}`)
+        group = { start: target, size: step.concurrent, planned: 1, results: new Set() }
+        return
+      }
+      if (group.planned === group.size) throw inconsistent(index, step, `plans step ${target} while the group of steps ${group.start}-${group.start + group.size - 1} is unfinished`)
+      if (step.concurrent !== group.size) throw inconsistent(index, step, `has concurrent ${step.concurrent} in a group of ${group.size}`)
+      if (target !== group.start + group.planned) throw inconsistent(index, step, `plans step ${target}, expected ${group.start + group.planned}`)
+      group.planned++
+      return
     }
-    if (step.stepId !== index + 1) {
-      throw new WorkflowReplayError(
-        `inconsistent history: record ${index + 1} ('${step.stepName}') has stepId ${step.stepId}, expected ${index + 1}; ` +
-          'the step list was altered or comes from another run',
-      )
+    if (group !== undefined) {
+      const planned = step.stepId >= group.start && step.stepId < group.start + group.planned
+      if (!planned || group.results.has(step.stepId)) throw inconsistent(index, step, `has stepId ${step.stepId}, which is no unfinished planned step of the group at ${group.start}`)
+      if (step.concurrent !== group.size) throw inconsistent(index, step, `has concurrent ${step.concurrent} in a group of ${group.size}`)
+      group.results.add(step.stepId)
+      if (group.results.size === group.size) {
+        expected = group.start + group.size
+        group = undefined
+      }
+      return
     }
+    if (step.concurrent !== 1) throw inconsistent(index, step, `has concurrent ${step.concurrent} but no plan step before it`)
+    if (step.stepId !== expected) throw inconsistent(index, step, `has stepId ${step.stepId}, expected ${expected}`)
+    expected++
   })
 }
 

@@ -9,12 +9,15 @@ import {
   serve,
   serveNext,
   serveNode,
+  serveManyNode,
+  createWorkflow,
   signRequest,
   WorkflowNonRetryableError,
   WorkflowRetryAfterError,
   type BatchMessage,
   type QueueClient,
   type RawStep,
+  type WorkflowContext,
 } from '../../src/workflow/index.js'
 import { Counter, listenFetch, listenServer } from '../queue/support.js'
 
@@ -208,15 +211,102 @@ describe('step deliveries', () => {
     expect(counter.toJSON()).toEqual({})
   })
 
-  test('parallel steps are refused with a clear error', async () => {
-    const response = await serve(
+  test('parallel steps: the first delivery plans the group, a plan runs its step, a result alone is discarded, all results continue', async () => {
+    const counter = new Counter()
+    const body = async (context: WorkflowContext) => {
+      const [x, y] = await Promise.all([context.run('x', () => counter.hit('x') * 10), context.run('y', () => counter.hit('y') * 20)])
+      return context.run('sum', () => x + y)
+    }
+    const plan = (targetStep: number, stepName: string) => ({ stepId: 0, targetStep, stepName, stepType: 'Run', concurrent: 2 })
+    const result = (stepId: number, stepName: string, out: unknown) => ({ stepId, stepName, stepType: 'Run', out: JSON.stringify(out), concurrent: 2 })
+    const queue = new FakeQueue()
+    const handler = serve(body, { queue, env: {} })
+    expect(await (await handler(delivery({}, []))).json()).toEqual({ workflowRunId: 'wfr_test', finishCondition: 'parallel-planned' })
+    expect(queue.batches.map((message) => JSON.parse(message.body!))).toEqual([plan(1, 'x'), plan(2, 'y')])
+    expect(counter.toJSON()).toEqual({})
+    expect(await (await handler(delivery({}, [plan(1, 'x'), plan(2, 'y')]))).json()).toMatchObject({ finishCondition: 'step-finished' })
+    expect(JSON.parse(queue.batches[2].body!)).toEqual(result(2, 'y', 20))
+    expect(await (await handler(delivery({}, [plan(1, 'x'), plan(2, 'y'), result(2, 'y', 20)]))).json()).toMatchObject({ finishCondition: 'discarded' })
+    expect(await (await handler(delivery({}, [plan(1, 'x'), plan(2, 'y'), result(2, 'y', 20), plan(1, 'x')]))).json()).toMatchObject({ finishCondition: 'duplicate-step' })
+    // the queue delivers each plan with the history up to it: the first plan's delivery runs 'x'
+    expect(await (await handler(delivery({}, [plan(1, 'x')]))).json()).toMatchObject({ finishCondition: 'step-finished' })
+    expect(JSON.parse(queue.batches[3].body!)).toEqual(result(1, 'x', 10))
+    expect(counter.toJSON()).toEqual({ x: 1, y: 1 })
+    expect(await (await handler(delivery({}, [plan(1, 'x'), plan(2, 'y'), result(2, 'y', 20), result(1, 'x', 10)]))).json()).toMatchObject({ finishCondition: 'step-finished' })
+    expect(JSON.parse(queue.batches.at(-1)!.body!)).toEqual({ stepId: 3, stepName: 'sum', stepType: 'Run', out: '30', concurrent: 1 })
+  })
+
+  test('a parallel group that differs from the history, nested steps, and overlapping steps fail without retries', async () => {
+    const plan = (targetStep: number, stepName: string, concurrent = 2) => ({ stepId: 0, targetStep, stepName, stepType: 'Run', concurrent })
+    const pair = async (context: WorkflowContext) => Promise.all([context.run('x', () => 1), context.run('y', () => 2)])
+    const renamed = await serve(pair, { queue: new FakeQueue(), env: {} })(delivery({}, [plan(1, 'x'), plan(2, 'z')]))
+    expect(renamed.status).toBe(489)
+    expect((await renamed.json()).message).toMatch(/step 2 does not match the run's history: the workflow called context.run\('y'\) in a parallel group of 2 but the history has 'z'/)
+    const single = await serve(async (context) => context.run('x', () => 1), { queue: new FakeQueue(), env: {} })(delivery({}, [plan(1, 'x'), plan(2, 'y')]))
+    expect(single.status).toBe(489)
+    expect((await single.json()).message).toMatch(/step 1 does not match the run's history: the workflow called context.run\('x'\) but the history has 'x' \(Run, in a parallel group of 2\)/)
+    const nested = await serve(async (context) => context.run('outer', () => context.run('inner', () => 1)), { queue: new FakeQueue(), env: {} })(delivery({}, []))
+    expect(nested.status).toBe(489)
+    expect((await nested.json()).message).toMatch(/step 'inner' was started inside step 'outer'/)
+    const overlapping = await serve(
       async (context) => {
-        await Promise.all([context.run('x', () => 1), context.run('y', () => 2)])
+        const first = context.run('x', () => 1)
+        await Promise.resolve()
+        await Promise.resolve()
+        await Promise.resolve()
+        return Promise.all([first, context.run('y', () => 2)])
       },
       { queue: new FakeQueue(), env: {} },
-    )(delivery({}, []))
+    )(delivery({}, [{ stepId: 1, stepName: 'x', stepType: 'Run', out: '1', concurrent: 1 }]))
+    expect(overlapping.status).toBe(489)
+    expect((await overlapping.json()).message).toMatch(/step 'y' was started while step 'x' is still running/)
+  })
+
+  test("a call's callback is recorded as the call step; a callback without the step's headers is malformed", async () => {
+    const queue = new FakeQueue()
+    const handler = serve(async (context) => context.call('fetch', { url: 'http://api.test/x' }), { queue, env: {} })
+    const outcome = { status: 200, header: { 'Content-Type': ['application/json'] }, body: b64('{"ok":true}'), retried: 0, maxRetries: 0 }
+    const stepHeaders = {
+      'upstash-workflow-runid': 'wfr_test',
+      'upstash-workflow-callback': 'true',
+      'upstash-workflow-stepid': '1',
+      'upstash-workflow-stepname': 'fetch',
+      'upstash-workflow-steptype': 'Call',
+      'upstash-workflow-concurrent': '1',
+    }
+    const answer = await handler(new Request(URL_, { method: 'POST', body: JSON.stringify(outcome), headers: stepHeaders }))
+    expect(await answer.json()).toEqual({ workflowRunId: 'wfr_test', finishCondition: 'is-call-return' })
+    const record = JSON.parse(queue.batches[0].body!)
+    expect(record).toEqual({ stepId: 1, stepName: 'fetch', stepType: 'Call', concurrent: 1, out: JSON.stringify({ status: 200, body: '{"ok":true}', header: outcome.header }) })
+    const replayed = await handler(delivery({}, [record]))
+    expect(await replayed.json()).toMatchObject({ finishCondition: 'workflow-finished' })
+    expect(queue.deleted[0].result).toEqual({ status: 200, body: { ok: true }, header: outcome.header })
+    const { 'upstash-workflow-stepid': _id, ...withoutId } = stepHeaders
+    const malformed = await handler(new Request(URL_, { method: 'POST', body: JSON.stringify(outcome), headers: withoutId }))
+    expect(malformed.status).toBe(400)
+    expect((await malformed.json()).error).toBe("malformed workflow delivery: a call's callback needs the Upstash-Workflow-StepId header")
+  })
+
+  test('a notification the queue refuses fails the notify step (retried), and a queue client without wait() fails waitForEvent without retries', async () => {
+    const { QueueRequestError } = await import('../../src/workflow/errors.js')
+    const queue = Object.assign(new FakeQueue(), {
+      notify: async () => {
+        throw new QueueRequestError('notifying failed with status 400: bad event', 400, 'bad event')
+      },
+    })
+    const notified = await serve(async (context) => context.notify('tell', 'e', 1), { queue, env: {} })(delivery({}, []))
+    expect(notified.status).toBe(500)
+    expect(notified.headers.get('upstash-error-step-name')).toBe('tell')
+    expect((await notified.json()).message).toBe('notifying event "e" failed: notifying failed with status 400: bad event')
+    const waited = await serve(async (context) => context.waitForEvent('wait', 'e'), { queue: new FakeQueue(), env: {} })(delivery({}, []))
+    expect(waited.status).toBe(489)
+    expect((await waited.json()).message).toBe("context.waitForEvent('wait') needs a queue client with wait(): the queue option given to serve() has none")
+  })
+
+  test('a body that returns before replaying its whole history fails without retries', async () => {
+    const response = await serve(async (context) => context.run('a', () => 1), { queue: new FakeQueue(), env: {} })(delivery({}, [run(1, 'a', 1), run(2, 'b', 2)]))
     expect(response.status).toBe(489)
-    expect((await response.json()).message).toMatch(/step 'y' was started while step 'x' is still running/)
+    expect((await response.json()).message).toMatch(/the workflow returned after step 1 but the run's history has 2 steps/)
   })
 
   test('errors map to the protocol: non-retryable 489, retry-after 429, others 500 with the step name', async () => {
@@ -283,6 +373,24 @@ describe('step deliveries', () => {
     )
     expect(response.status).toBe(200)
     expect(counter.toJSON()).toEqual({ b: 1 })
+  })
+
+  test('LazyFetch with Upstash-Message-Id: the fetched history ends at that message (a parallel plan runs its own step)', async () => {
+    const queue = new FakeQueue()
+    const plan = (targetStep: number, stepName: string) => ({ stepId: 0, targetStep, stepName, stepType: 'Run', concurrent: 2 })
+    queue.steps = [
+      { messageId: 'm0', body: b64('{}'), callType: 'step' },
+      { messageId: 'm1', body: b64(JSON.stringify(plan(1, 'x'))), callType: 'step' },
+      { messageId: 'm2', body: b64(JSON.stringify(plan(2, 'y'))), callType: 'step' },
+    ]
+    const counter = new Counter()
+    const body = async (context: WorkflowContext) => Promise.all([context.run('x', () => counter.hit('x')), context.run('y', () => counter.hit('y'))])
+    const response = await serve(body, { queue, env: {} })(
+      new Request(URL_, { method: 'POST', body: '', headers: { 'upstash-workflow-runid': 'wfr_test', 'upstash-workflow-sdk-version': '1', 'upstash-message-id': 'm1' } }),
+    )
+    expect(await response.json()).toMatchObject({ finishCondition: 'step-finished' })
+    expect(counter.toJSON()).toEqual({ x: 1 })
+    expect(JSON.parse(queue.batches[0].body!)).toMatchObject({ stepId: 1, stepName: 'x', concurrent: 2 })
   })
 
   test('a queue that says the run ended (400) ends the delivery quietly; an unknown run (404) is reported', async () => {
@@ -405,6 +513,31 @@ describe('adapters', () => {
       expect((await response.json()).workflowRunId).toMatch(/^wfr_/)
       expect(queue.batches[0].destination).toBe(`${listening.url}/workflow?tenant=1`)
       expect(queue.batches[0].body).toBe('{"a":1}')
+    } finally {
+      await listening.close()
+    }
+  })
+
+  test('serveManyNode routes by the last path segment on a Node listener; an unknown name is 404', async () => {
+    const queue = new FakeQueue()
+    const one = createWorkflow(async (context) => context.run('s', () => 1))
+    const two = createWorkflow(async (context) => context.run('s', () => 2), { retries: 5 })
+    const listening = await listenServer(createServer(serveManyNode({ one, two }, { queue, env: {} })))
+    try {
+      for (const name of ['one', 'two']) {
+        const response = await fetch(`${listening.url}/api/workflows/${name}`, { method: 'POST', body: '{}' })
+        expect(response.status).toBe(200)
+      }
+      expect(queue.batches.map((message) => [message.destination, message.headers['Upstash-Retries']])).toEqual([
+        [`${listening.url}/api/workflows/one`, undefined],
+        [`${listening.url}/api/workflows/two`, '5'],
+      ])
+      expect(one.workflowId).toBe('one')
+      const unknown = await fetch(`${listening.url}/api/workflows/three`, { method: 'POST', body: '{}' })
+      expect(unknown.status).toBe(404)
+      expect(await unknown.json()).toEqual({ error: 'no workflow named "three" here; this route serves: one, two' })
+      expect(() => serveManyNode({ again: one }, { queue, env: {} })).toThrow("the workflow named 'again' is already served as 'one'")
+      expect(() => serveManyNode({ 'a/b': createWorkflow(async () => {}) })).toThrow(/invalid workflow name "a\/b"/)
     } finally {
       await listening.close()
     }

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest'
 import { MalformedDeliveryError, WorkflowReplayError } from '../../src/workflow/errors.js'
-import { assertSequentialHistory, parseDeliveryBody, parseOut, type StepRecord } from '../../src/workflow/steps.js'
+import { assertConsistentHistory, parseDeliveryBody, parseOut, type StepRecord } from '../../src/workflow/steps.js'
 
 /** A delivery body exactly as the SDK's own test utilities (and the hosted queue) build it. */
 function deliveryBody(initialPayload: unknown, steps: object[]): string {
@@ -60,16 +60,26 @@ describe('delivery bodies', () => {
 
 describe('history consistency', () => {
   test('steps numbered 1, 2, 3 in order pass', () => {
-    expect(() => assertSequentialHistory([step(1, 'a'), step(2, 'b'), step(3, 'c')])).not.toThrow()
+    expect(() => assertConsistentHistory([step(1, 'a'), step(2, 'b'), step(3, 'c')])).not.toThrow()
   })
 
   test('a gap or a reordering is an inconsistent history', () => {
-    expect(() => assertSequentialHistory([step(1, 'a'), step(3, 'c')])).toThrow(WorkflowReplayError)
-    expect(() => assertSequentialHistory([step(2, 'b'), step(1, 'a')])).toThrow(/has stepId 2, expected 1/)
+    expect(() => assertConsistentHistory([step(1, 'a'), step(3, 'c')])).toThrow(WorkflowReplayError)
+    expect(() => assertConsistentHistory([step(2, 'b'), step(1, 'a')])).toThrow(/has stepId 2, expected 1/)
   })
 
-  test('parallel groups are refused by restis serve()', () => {
-    expect(() => assertSequentialHistory([{ stepId: 0, targetStep: 1, stepName: 'a', stepType: 'Run', concurrent: 2 }])).toThrow(/parallel step group/)
+  test('a parallel group: its plans, then its results in any order, each after its plan; the last group may be unfinished', () => {
+    const plan = (targetStep: number, stepName: string, concurrent = 2) => ({ stepId: 0, targetStep, stepName, stepType: 'Run', concurrent })
+    const result = (stepId: number, stepName: string, concurrent = 2) => ({ stepId, stepName, stepType: 'Run', concurrent })
+    expect(() => assertConsistentHistory([step(1, 'a'), plan(2, 'x'), plan(3, 'y'), result(3, 'y'), result(2, 'x'), step(4, 'b')])).not.toThrow()
+    expect(() => assertConsistentHistory([plan(1, 'x'), plan(2, 'y'), result(2, 'y')])).not.toThrow()
+    expect(() => assertConsistentHistory([plan(1, 'x'), result(1, 'x'), plan(2, 'y')])).not.toThrow()
+    expect(() => assertConsistentHistory([plan(1, 'x'), plan(2, 'y'), step(3, 'b')])).toThrow(/record 3 \('b'\) has stepId 3, which is no unfinished planned step of the group at 1/)
+    expect(() => assertConsistentHistory([plan(1, 'x'), result(2, 'y')])).toThrow(/record 2 \('y'\) has stepId 2, which is no unfinished planned step/)
+    expect(() => assertConsistentHistory([plan(2, 'x')])).toThrow(/plans step 2, expected 1/)
+    expect(() => assertConsistentHistory([plan(1, 'x'), plan(2, 'y', 3)])).toThrow(/has concurrent 3 in a group of 2/)
+    expect(() => assertConsistentHistory([result(1, 'x')])).toThrow(/has concurrent 2 but no plan step before it/)
+    expect(() => assertConsistentHistory([plan(1, 'x', 1)])).toThrow(/plan step with concurrent 1/)
   })
 
   test('outputs decode JSON and keep plain text', () => {
