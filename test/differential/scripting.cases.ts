@@ -318,6 +318,21 @@ const api: DiffCase[] = [
       ev('return tostring(1e15) .. tostring(0.1) .. tostring(1/3)'), ev('return _VERSION'),
     ],
   },
+  {
+    // unpack spreads at most 7,999 values; redis.call and redis.pcall take them all, numbers
+    // (formatted on the way) or strings, and coroutines take as many.
+    name: 'redis.call and redis.pcall with all the values unpack can spread',
+    commands: [
+      ev("local a = {} for i = 1, 7999 do a[i] = i end return redis.call('RPUSH', KEYS[1], unpack(a))", ['big']),
+      ev("local a = {} for i = 1, 7999 do a[i] = 'v' .. i end return redis.pcall('RPUSH', KEYS[1], unpack(a))", ['big']),
+      ev("local a = {} for i = 1, 7999 do a[i] = 0.5 end return redis.pcall('SADD', KEYS[1], 1, unpack(a))", ['bigset']),
+      ev("local a = {} for i = 1, 7999 do a[i] = 1 end return redis.call('LPUSH', KEYS[1], 1, 2, 3, unpack(a))", ['big']),
+      ev("local a = {} for i = 1, 8000 do a[i] = 1 end return redis.call('LPUSH', KEYS[1], unpack(a))", ['big']),
+      ev("local a = {} for i = 1, 7999 do a[i] = {} end return redis.pcall('LPUSH', KEYS[1], unpack(a))", ['big']),
+      ['LLEN', 'big'], ['LRANGE', 'big', '7998', '8001'], ['SCARD', 'bigset'], ['SISMEMBER', 'bigset', '0.5'],
+      ev("local a = {} for i = 1, 7999 do a[i] = i end local f = coroutine.wrap(function(...) return select('#', ...) end) return f(unpack(a))"),
+    ],
+  },
 ]
 
 export const scriptingCases: DiffCase[] = [...conversions, ...errors, ...readOnly, ...shebang, ...hostedFlag, ...cache, ...api]

@@ -32,7 +32,8 @@
  *   encodes.
  *
  * Commands reach the host through the package's `redis.pcall` primitive; control requests
- * (`lock`, `unlock`, `acl`, `expired`) through the same primitive with a random marker as first
+ * (`lock`, `unlock`, `acl`, `resp`, `expired`, and `part` / `run` for a command too long to
+ * spread with `unpack`) through the same primitive with a random marker as first
  * argument. The source is Lua in two files, `runtime-api.lua` and `runtime-dispatch.lua`, bundled
  * as text (see `src/text-modules.d.ts`) and compiled together as one chunk; the host's constants
  * are that chunk's arguments.
