@@ -144,7 +144,7 @@ function addResumeLimit(bytes: Uint8Array, sections: { functions: Section; code:
 }
 
 /** The binary with `patch` applied to its function and code sections. */
-function rebuild(bytes: Uint8Array, functions: Section, code: Section, patch: CodePatch): Uint8Array {
+function rebuild(bytes: Uint8Array, functions: Section, code: Section, patch: CodePatch): Uint8Array<ArrayBuffer> {
   const types = new Cursor(bytes, functions.start)
   const typeCount = types.unsigned()
   const functionSection = [
