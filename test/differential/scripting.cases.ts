@@ -335,4 +335,20 @@ const api: DiffCase[] = [
   },
 ]
 
-export const scriptingCases: DiffCase[] = [...conversions, ...errors, ...readOnly, ...shebang, ...hostedFlag, ...cache, ...api]
+const memoryBound: DiffCase[] = [
+  {
+    // Without a shebang only the first write is checked (the script cannot stop halfway after
+    // it); a shebang without allow-oom or no-writes refuses the script whole.
+    name: 'Scripts over maxmemory: compatibility mode, flags=, allow-oom, no-writes',
+    commands: [
+      ['SET', 'x', '123'], ['CONFIG', 'SET', 'maxmemory', '1'],
+      ev("redis.call('set', KEYS[1], 1) return 1", ['x']), ev("return redis.call('get', KEYS[1])", ['x']), ev('#!lua flags=\nreturn 1'),
+      ev("#!lua flags=allow-oom\nredis.call('set', KEYS[1], 1) return redis.call('set', 'y', 2)", ['x']),
+      ev("#!lua flags=no-writes\nreturn redis.call('get', 'x')"), ['EVAL_RO', "#!lua flags=no-writes\nreturn redis.call('get', KEYS[1])", '1', 'x'],
+      ['EVAL_RO', "return redis.call('get', KEYS[1])", '1', 'x'], ev("#!lua flags=no-writes\nreturn redis.call('set', 'x', 3)"),
+      ['CONFIG', 'SET', 'maxmemory', '0'], ['MGET', 'x', 'y'],
+    ],
+  },
+]
+
+export const scriptingCases: DiffCase[] = [...conversions, ...errors, ...readOnly, ...shebang, ...hostedFlag, ...cache, ...api, ...memoryBound]
