@@ -21,6 +21,11 @@ export interface ScriptCaller {
   aclCheck(argv: string[]): Out
   /** True once a command found the script past its time limit. */
   readonly timedOut: boolean
+  /**
+   * Asked by the instruction hook (every 1000 Lua instructions) with the monotonic time: true
+   * stops the script as the time limit does (SCRIPT KILL while busy).
+   */
+  poll(now: number): boolean
   /** The protocol of the client that runs the script: 3 gets the RESP3 types of its result. */
   readonly callerResp: 2 | 3
 }
@@ -167,6 +172,7 @@ export class ScriptVm {
     this.caller = caller
     this.scriptResp = 2
     this.parts = []
+    this.wasm.poll = (now) => caller.poll(now)
     try {
       const typed = caller.callerResp === 3 ? this.marker : undefined
       const reply = this.evaluate(chunk, keys.length === 0 ? args : [...keys, ...args], keys.length, limitMs, typed)
@@ -178,6 +184,7 @@ export class ScriptVm {
       return reply
     } finally {
       this.caller = null
+      this.wasm.poll = undefined
     }
   }
 

@@ -17,6 +17,7 @@ import { scripting, timeoutError } from './state.js'
 import { requestBudget, type ReplyBudget } from '../../reply-budget.js'
 import { OOM_ERROR } from '../../eviction.js'
 import { ALLOW_OOM, NO_WRITES } from './shebang.js'
+import { BusyScript, busyService, KILLED_TEXT } from './busy.js'
 
 const UNKNOWN_COMMAND = new ReplyError('ERR Unknown Redis command called from script')
 const WRONG_ARGS = new ReplyError('ERR Wrong number of args calling Redis command from script')
@@ -43,6 +44,8 @@ export class ScriptRun implements ScriptCaller {
   timedOut = false
   /** Set once a write command ran (Redis's SCRIPT_WRITE_DIRTY). */
   wrote = false
+  /** What other clients see of this script, when the engine has a busy service. */
+  busy: BusyScript | undefined
   readonly callerResp: 2 | 3
 
   constructor(
@@ -90,6 +93,13 @@ export class ScriptRun implements ScriptCaller {
     return reply
   }
 
+  /** The VM hook's question: stop now? (SCRIPT KILL through the busy service.) */
+  poll(now: number): boolean {
+    if (this.busy === undefined || !this.busy.poll(now)) return false
+    this.timedOut = true
+    return true
+  }
+
   /** `redis.acl_check_cmd`: may the script's user run `argv`? (The command must exist.) */
   aclCheck(argv: string[]): Out {
     const info = lookupCommand(argv)
@@ -127,8 +137,16 @@ export function runScript(
   // The replies of the script's commands count against its caller's request (reply-budget.ts).
   const budget = ctx.session.replyBudget ?? requestBudget(ctx.engine)
   const allowOom = flags !== null && (flags & ALLOW_OOM) !== 0
-  const run = new ScriptRun(ctx.engine, ScriptRun.session(ctx.session, readOnly, budget, allowOom), ctx.now, monotonic.now() + limit, timeout, ctx.session)
-  const reply = scripting(ctx.engine).withVm((vm) => action(vm, run, limit))
-  if (run.timedOut && !(reply instanceof ReplyError && reply.message.startsWith(timeout.message))) return timeout
+  const start = monotonic.now()
+  // With a busy service (busy.ts) nothing stops the script but SCRIPT KILL / FUNCTION KILL.
+  const service = busyService(ctx.engine)
+  const deadline = service === undefined ? start + limit : Infinity
+  const run = new ScriptRun(ctx.engine, ScriptRun.session(ctx.session, readOnly, budget, allowOom), ctx.now, deadline, timeout, ctx.session)
+  if (service !== undefined) run.busy = new BusyScript(ctx.name.startsWith('eval'), () => run.wrote, start + limit, service)
+  let reply = scripting(ctx.engine).withVm((vm) => action(vm, run, deadline === Infinity ? Infinity : limit))
+  if (run.timedOut && !(reply instanceof ReplyError && reply.message.startsWith(timeout.message))) reply = timeout
+  if (run.busy?.killed === true && reply instanceof ReplyError && reply.message.startsWith(timeout.message)) {
+    return new ReplyError(KILLED_TEXT + reply.message.slice(timeout.message.length))
+  }
   return reply
 }
