@@ -61,6 +61,8 @@ import { clientCommand, FORWARD, NO_REPLY, userExistsVia } from './resp/client-c
 import { sniffProtocol } from './resp/protocol-sniff.js'
 import { ShardSubscriptions } from './resp/shard-pubsub.js'
 import { ConnectionSession } from './resp/connection-session.js'
+import { installBusyService } from './resp/busy-script.js'
+import type { BusyScript } from '../executor/memory/commands/scripting/busy.js'
 
 /**
  * The user name the read-only token logs in as: `AUTH readonly <read-only token>`.
@@ -331,6 +333,8 @@ class Client {
    */
   #barrier = false
   #blocked = false
+  /** This connection's command is running (a busy script is this connection's). */
+  #running = false
   /** No more input is read: QUIT or a protocol error; the socket ends once the output is out. */
   #closing = false
   #gone = false
@@ -465,6 +469,60 @@ class Client {
     this.#pump()
   }
 
+  /** The socket resp/busy-script.ts reads while a script is busy. */
+  get busySocket(): net.Socket {
+    return this.#socket
+  }
+
+  /** Owes nothing and runs nothing (resp/busy-script.ts): a reply written now keeps its order. */
+  get idleForBusy(): boolean {
+    return !this.#running && !this.#pumping && !this.#closing && !this.#gone && !this.#blocked && this.#postponed === undefined &&
+      this.#slots.length === 0 && this.#outQueue.length === 0 && this.#socket.writableLength === 0
+  }
+
+  /**
+   * Input read while another connection's script is busy (resp/busy-script.ts): its commands get
+   * `gate`'s answers; one the gate leaves for later waits, with everything after it, for the
+   * script's end, as a command held by CLIENT PAUSE does. Inside MULTI a refusal dooms the
+   * EXEC, and EXEC itself is aborted, as Redis's rejectCommand does.
+   */
+  serveWhileBusy(input: Buffer, gate: BusyScript): void {
+    this.#decoder.push(input)
+    while (this.#postponed === undefined) {
+      let argv: Buffer[] | typeof NEED_MORE
+      try {
+        argv = this.#decoder.next()
+      } catch {
+        return // a protocol error: met again, and answered, once the script has ended
+      }
+      if (argv === NEED_MORE) return
+      let reply = gate.answer(argv)
+      // MULTI needs nothing of the engine: answered now, as Redis does (a later EXEC must find it).
+      if (reply === undefined && this.#authenticated && argv.length === 1 && lower(argv[0]) === 'multi') reply = this.#busyMulti()
+      if (reply === undefined) {
+        this.#postponed = argv
+        setImmediate(this.#resumeAfterPause)
+        return
+      }
+      if (reply instanceof ReplyError && this.#multi !== undefined) {
+        if (lower(argv[0]) !== 'exec') this.#dirty = true
+        else {
+          this.#multi = undefined
+          this.#session.unwatch(this.#context)
+          reply = new ReplyError(`EXECABORT Transaction discarded because of: ${reply.message}`)
+        }
+      }
+      this.#socket.write(encodeFor(this.#resp, reply))
+    }
+  }
+
+  #busyMulti(): ReplyError | Status {
+    if (this.#multi !== undefined) return MULTI_NESTED
+    this.#multi = []
+    this.#dirty = false
+    return OK
+  }
+
   /** Closes the connection at once and lets go of everything it holds. */
   #drop(): void {
     this.#cleanup()
@@ -596,10 +654,13 @@ class Client {
     this.#barrier = false
     this.#record.noteCommand(argv)
     for (const arg of argv) this.#argvMem += arg.length
+    this.#running = true
     try {
       out = this.#handle(argv)
     } catch (error) {
       out = errorReply(error)
+    } finally {
+      this.#running = false
     }
     this.#argvMem = 0
     const muted = out === NO_REPLY || this.#record.muted
@@ -1266,6 +1327,7 @@ export async function serveResp(executor: Executor, options: RespServerOptions =
   const undecided = new Set<net.Socket>()
   let connections = 0
   let onEmpty: (() => void) | undefined
+  const removeBusyService = installBusyService(executor, () => clients)
   const admit = (socket: net.Socket, record: ClientRecord): void => {
     const client = new Client(shared, socket, record)
     clients.add(client)
@@ -1354,6 +1416,7 @@ export async function serveResp(executor: Executor, options: RespServerOptions =
           await drained(deadline)
         }
         clearInterval(sweep)
+        removeBusyService()
         shared.registry.pause.unpause()
         for (const client of clients) client.destroy()
         for (const socket of handed) socket.destroy()

@@ -318,6 +318,37 @@ const api: DiffCase[] = [
       ev('return tostring(1e15) .. tostring(0.1) .. tostring(1/3)'), ev('return _VERSION'),
     ],
   },
+  {
+    // unpack spreads at most 7,999 values; redis.call and redis.pcall take them all, numbers
+    // (formatted on the way) or strings, and coroutines take as many.
+    name: 'redis.call and redis.pcall with all the values unpack can spread',
+    commands: [
+      ev("local a = {} for i = 1, 7999 do a[i] = i end return redis.call('RPUSH', KEYS[1], unpack(a))", ['big']),
+      ev("local a = {} for i = 1, 7999 do a[i] = 'v' .. i end return redis.pcall('RPUSH', KEYS[1], unpack(a))", ['big']),
+      ev("local a = {} for i = 1, 7999 do a[i] = 0.5 end return redis.pcall('SADD', KEYS[1], 1, unpack(a))", ['bigset']),
+      ev("local a = {} for i = 1, 7999 do a[i] = 1 end return redis.call('LPUSH', KEYS[1], 1, 2, 3, unpack(a))", ['big']),
+      ev("local a = {} for i = 1, 8000 do a[i] = 1 end return redis.call('LPUSH', KEYS[1], unpack(a))", ['big']),
+      ev("local a = {} for i = 1, 7999 do a[i] = {} end return redis.pcall('LPUSH', KEYS[1], unpack(a))", ['big']),
+      ['LLEN', 'big'], ['LRANGE', 'big', '7998', '8001'], ['SCARD', 'bigset'], ['SISMEMBER', 'bigset', '0.5'],
+      ev("local a = {} for i = 1, 7999 do a[i] = i end local f = coroutine.wrap(function(...) return select('#', ...) end) return f(unpack(a))"),
+    ],
+  },
 ]
 
-export const scriptingCases: DiffCase[] = [...conversions, ...errors, ...readOnly, ...shebang, ...hostedFlag, ...cache, ...api]
+const memoryBound: DiffCase[] = [
+  {
+    // Without a shebang only the first write is checked (the script cannot stop halfway after
+    // it); a shebang without allow-oom or no-writes refuses the script whole.
+    name: 'Scripts over maxmemory: compatibility mode, flags=, allow-oom, no-writes',
+    commands: [
+      ['SET', 'x', '123'], ['CONFIG', 'SET', 'maxmemory', '1'],
+      ev("redis.call('set', KEYS[1], 1) return 1", ['x']), ev("return redis.call('get', KEYS[1])", ['x']), ev('#!lua flags=\nreturn 1'),
+      ev("#!lua flags=allow-oom\nredis.call('set', KEYS[1], 1) return redis.call('set', 'y', 2)", ['x']),
+      ev("#!lua flags=no-writes\nreturn redis.call('get', 'x')"), ['EVAL_RO', "#!lua flags=no-writes\nreturn redis.call('get', KEYS[1])", '1', 'x'],
+      ['EVAL_RO', "return redis.call('get', KEYS[1])", '1', 'x'], ev("#!lua flags=no-writes\nreturn redis.call('set', 'x', 3)"),
+      ['CONFIG', 'SET', 'maxmemory', '0'], ['MGET', 'x', 'y'],
+    ],
+  },
+]
+
+export const scriptingCases: DiffCase[] = [...conversions, ...errors, ...readOnly, ...shebang, ...hostedFlag, ...cache, ...api, ...memoryBound]

@@ -171,4 +171,26 @@ export const functionCases: DiffCase[] = [
     name: 'FUNCTION DUMP without libraries is the version and checksum alone',
     commands: [FLUSH, ['FUNCTION', 'DUMP']],
   },
+  {
+    name: 'A library sees the globals read-only, redis included; a redis kept at load time keeps the load-time API',
+    commands: [
+      FLUSH, load('g1', "redis.register_function('assign', function() redis = function() return 1 end end)"), ['FCALL', 'assign', '0'],
+      load('g2', 'local r = redis', "redis.register_function('kept', function() return r.call('ping') end)"), ['FCALL', 'kept', '0'],
+      load('g3', 'local r = redis', "redis.register_function('both', function() local x = r.register_function return {redis.call('ping'), type(redis.breakpoint), type(x), type(redis.register_function)} end)"),
+      ['FCALL', 'both', '0'], ['EVAL', 'return {type(redis.register_function), type(redis.breakpoint)}', '0'], ['FCALL', 'both', '0'],
+      load('g4', 'foo = 1'), load('g5', 'redis = 1'), load('g6', 'local a = redis.call'),
+    ],
+  },
+  {
+    // Functions always run with flags: without allow-oom or no-writes, FCALL is refused over maxmemory.
+    name: 'Function flags and maxmemory: refused whole, allow-oom writes, no-writes reads',
+    commands: [
+      FLUSH, ['SET', 'x', '1'],
+      load('m1', "redis.register_function('plain', function() return redis.call('get', 'x') end)",
+        "redis.register_function{function_name='oom', callback=function() return redis.call('set', 'x', 2) end, flags={'allow-oom'}}",
+        "redis.register_function{function_name='ro', callback=function() return redis.call('get', 'x') end, flags={'no-writes'}}"),
+      ['CONFIG', 'SET', 'maxmemory', '1'], ['FCALL', 'plain', '0'], ['FCALL', 'oom', '0'], ['FCALL', 'ro', '0'], ['FCALL_RO', 'ro', '0'],
+      ['CONFIG', 'SET', 'maxmemory', '0'], ['GET', 'x'],
+    ],
+  },
 ]

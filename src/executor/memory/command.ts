@@ -50,6 +50,11 @@ export interface Session {
 /** What a running script restricts: read-only scripts and `no-writes` functions refuse writes. */
 export interface ScriptState {
   readonly readOnly: boolean
+  /**
+   * The script's commands skip the memory bound (Redis's `scriptVerifyOOM`): it declared
+   * `allow-oom`, or it already wrote, and cannot be stopped halfway.
+   */
+  oomExempt?: boolean
 }
 
 /** Everything a command handler may use. `now` is fixed for the whole command, as in Redis. */

@@ -543,7 +543,9 @@ export class Engine {
 
   private run(session: Session, argv: readonly string[], resolved: Resolved, now: number): Out {
     if (this.config.version !== this.memoryConfigVersion) this.applyMemoryConfig()
-    if (resolved.denyoom && this.evictor.limit !== 0 && !this.insideExec && !this.evictor.makeRoom()) return this.reject(argv, OOM_ERROR, resolved.name)
+    if (resolved.denyoom && this.evictor.limit !== 0 && !this.insideExec && session.script?.oomExempt !== true && !this.evictor.makeRoom()) {
+      return this.reject(argv, OOM_ERROR, resolved.name)
+    }
     if (this.diskErrorPossible && (resolved.write || resolved.name === 'ping') && this.rdb?.refusesWrites) {
       // Redis refuses PING too, so that a health check notices the disk.
       return this.reject(argv, MISCONF, resolved.name)

@@ -105,6 +105,18 @@ describe('script time limit (engine option scriptTimeLimit; Redis has no such st
     expect(run(memory, ['FUNCTION', 'LIST'])).toEqual([])
   })
 
+  test("INFO memory counts the cached scripts, the functions and the libraries", () => {
+    const memory = executor()
+    const counts = () => /number_of_cached_scripts:(\d+)\r\nnumber_of_functions:(\d+)\r\nnumber_of_libraries:(\d+)/.exec(run(memory, ['INFO', 'memory']) as string)?.slice(1)
+    expect(counts()).toEqual(['0', '0', '0'])
+    run(memory, ['SCRIPT', 'LOAD', 'return 1'])
+    run(memory, ['EVAL', 'return 2', '0'])
+    run(memory, ['FUNCTION', 'LOAD', "#!lua name=l\nredis.register_function('f1', function() end)\nredis.register_function('f2', function() end)"])
+    expect(counts()).toEqual(['2', '2', '1'])
+    run(memory, ['SCRIPT', 'FLUSH', 'ASYNC'])
+    expect(counts()).toEqual(['0', '2', '1'])
+  })
+
   test('the default limit is 5000 ms', () => {
     expect(new Engine({ activeExpiryInterval: 0 }).scriptTimeLimit).toBe(5000)
   })

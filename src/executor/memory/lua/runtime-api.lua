@@ -115,6 +115,14 @@ local function resp3(reply)
   if type(reply) == 'table' and rawget(reply, 'err') == nil then dropNulls(reply) end
   return reply
 end
+-- A converted argument list longer than unpack can spread (Lua's 8,000 stack slots; Redis's C
+-- redis.call takes any number) goes to the host in parts, then runs as one command.
+local PART = 4000
+local function send(args, n)
+  if n <= PART then return rawcall(unpack(args, 1, n)) end
+  for i = 1, n, PART do control('part', unpack(args, i, i + PART - 1 < n and i + PART - 1 or n)) end
+  return control('run')
+end
 local function command(...)
   if select('#', ...) > 0 and allStrings(...) then
     if scriptResp == 2 then return rawcall(...) end
@@ -122,8 +130,8 @@ local function command(...)
   end
   local args, n = toArgv(...)
   if not args then return {err = n} end
-  if scriptResp == 2 then return rawcall(unpack(args, 1, n)) end
-  return resp3(rawcall(unpack(args, 1, n)))
+  if scriptResp == 2 then return send(args, n) end
+  return resp3(send(args, n))
 end
 
 -- redis.call raises the error reply of a failed command. In Redis it is a C function, so that

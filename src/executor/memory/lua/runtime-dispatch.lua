@@ -13,6 +13,9 @@ local function handler(e)
   else
     src, line = where(1)
     if not line then src, line = where(2) end
+    -- error() called by runtime code standing for one of Redis's C functions (the load-time
+    -- API's __index): the script's frame is one further.
+    if not line then src, line = where(3) end
   end
   local message
   if type(e) == 'table' then
@@ -50,6 +53,19 @@ end
 local D = {}
 local scripts = {}
 
+-- The global redis: EVAL's API for scripts, FUNCTION's for functions, the load-time API while a
+-- library loads (a library that keeps that table in a local keeps the load-time API, as in
+-- Redis). _G stays read-only, so that assigning redis fails as in Redis; it is switched only when
+-- the kind of call changes.
+local globalRedis
+local function useRedis(t)
+  if globalRedis == t then return end
+  unlock(_G)
+  rawset(_G, 'redis', t)
+  lock(_G)
+  globalRedis = t
+end
+
 -- Compiles ARGV[1], a script body (after any shebang line), as script 'sha'.
 function D.compile(sha)
   local chunk, message = loadstring(ARGV[1], '@user_script')
@@ -70,6 +86,7 @@ function D.run(sha, resp)
   local script = scripts[sha]
   if script == nil then return {err = 'ERR script ' .. sha .. ' is not compiled in this Lua VM'} end
   ready(resp)
+  useRedis(EVAL_API)
   local ok, result = xpcall(script, handler)
   if ok then return toReply(result, 0) end
   return failed(sha, result)
@@ -166,14 +183,12 @@ end
 -- Loads ARGV[1], a library's code after its shebang line, as library 'name' (not yet callable):
 -- replies with {name, description or false, flag bits} per registered function.
 function D.load(name)
-  local meta = {__index = LOAD_API}
-  local proxy = lock(setmetatable({}, meta))
-  lock(meta)
-  local chunk, message = loadstring('local redis = ...; ' .. ARGV[1], '@user_function')
+  local chunk, message = loadstring(ARGV[1], '@user_function')
   if not chunk then return {err = 'ERR Error compiling function: ' .. message} end
-  local library = {proxy = proxy, meta = meta, functions = {}, list = {}}
+  local library = {functions = {}, list = {}}
   loading = library
-  local ok, e = pcall(chunk, proxy)
+  useRedis(LOAD_API)
+  local ok, e = pcall(chunk)
   loading = nil
   if not ok then return {err = 'ERR Error registering functions: ' .. loadError(e)} end
   pending[name] = library
@@ -193,9 +208,6 @@ function D.commit(name)
   if library == nil then return {err = 'ERR library ' .. name .. ' is not pending'} end
   pending[name] = nil
   unlink(name)
-  unlock(library.meta)
-  rawset(library.meta, '__index', FUNCTION_API)
-  lock(library.meta)
   libraries[name] = library
   for fname, callback in next, library.functions do functions[fname] = callback end
   return 1
@@ -223,6 +235,7 @@ function D.fcall(name, resp)
   current = functions[name]
   if current == nil then return {err = 'ERR function ' .. name .. ' is not loaded in this Lua VM'} end
   ready(resp)
+  useRedis(FUNCTION_API)
   local ok, result = xpcall(invoke, handler)
   current = nil
   if ok then return toReply(result, 0) end
@@ -243,6 +256,7 @@ install(strings, KEY, D)
 local globals = _G
 unlock(globals)
 rawset(globals, 'redis', EVAL_API)
+globalRedis = EVAL_API
 rawset(globals, 'pcall', redisPcall)
 rawset(globals, 'xpcall', redisXpcall)
 lock(globals)

@@ -15,11 +15,11 @@
  *   and Redis 7's `pcall` (which turns `{err=…}` error tables into their message), plus `xpcall`
  *   and `coroutine.resume` that let no error be caught once the time limit passed.
  * - Scripts are compiled once (`loadstring`, chunk name `@user_script`, as Redis).
- * - Function libraries are compiled with a prefix on their first line, `local redis = ...;`
- *   (chunk name `@user_function`): a per-library proxy whose fields are the load-time API
- *   (`register_function`, `log`, the `LOG_*` constants and the version; any other field is an
- *   error) while the library loads, and the runtime API once it is committed. Redis replaces the
- *   shebang line by an empty line, which the prefix takes, so line numbers do not move. Libraries
+ * - Function libraries are compiled as they come after their shebang line, which Redis replaces
+ *   by an empty line (chunk name `@user_function`). While a library loads, the global `redis` is
+ *   the load-time API (`register_function`, `log`, the `LOG_*` constants and the version; any
+ *   other field is an error); during FCALL it is the function API, during EVAL the script API.
+ *   `_G` stays read-only: assigning any global, `redis` included, fails as in Redis. Libraries
  *   stay loaded, so their upvalues persist between FCALLs, as in Redis.
  * - Errors are caught with `xpcall` and a handler that does what Redis's `__redis__err__handler`
  *   does: the line is the raising function's, or its caller's when that is a C function (found
@@ -32,7 +32,8 @@
  *   encodes.
  *
  * Commands reach the host through the package's `redis.pcall` primitive; control requests
- * (`lock`, `unlock`, `acl`, `expired`) through the same primitive with a random marker as first
+ * (`lock`, `unlock`, `acl`, `resp`, `expired`, and `part` / `run` for a command too long to
+ * spread with `unpack`) through the same primitive with a random marker as first
  * argument. The source is Lua in two files, `runtime-api.lua` and `runtime-dispatch.lua`, bundled
  * as text (see `src/text-modules.d.ts`) and compiled together as one chunk; the host's constants
  * are that chunk's arguments.

@@ -21,6 +21,11 @@ export interface ScriptCaller {
   aclCheck(argv: string[]): Out
   /** True once a command found the script past its time limit. */
   readonly timedOut: boolean
+  /**
+   * Asked by the instruction hook (every 1000 Lua instructions) with the monotonic time: true
+   * stops the script as the time limit does (SCRIPT KILL while busy).
+   */
+  poll(now: number): boolean
   /** The protocol of the client that runs the script: 3 gets the RESP3 types of its result. */
   readonly callerResp: 2 | 3
 }
@@ -63,6 +68,8 @@ export class ScriptVm {
   /** Scripts compiled in this VM, by SHA1. */
   private readonly compiled = new Set<string>()
   private caller: ScriptCaller | null = null
+  /** Arguments of a long command sent in parts (the runtime's `send`), until its `run` request. */
+  private parts: string[] = []
   /** The running script's protocol (`redis.setresp`): 3 gives its commands' RESP3 replies. */
   private scriptResp: 2 | 3 = 2
 
@@ -164,6 +171,8 @@ export class ScriptVm {
   ): Out {
     this.caller = caller
     this.scriptResp = 2
+    this.parts = []
+    this.wasm.poll = (now) => caller.poll(now)
     try {
       const typed = caller.callerResp === 3 ? this.marker : undefined
       const reply = this.evaluate(chunk, keys.length === 0 ? args : [...keys, ...args], keys.length, limitMs, typed)
@@ -175,6 +184,7 @@ export class ScriptVm {
       return reply
     } finally {
       this.caller = null
+      this.wasm.poll = undefined
     }
   }
 
@@ -206,11 +216,11 @@ export class ScriptVm {
   private hostCall(heap: Uint8Array, offset: number): Uint8Array {
     const argv = decodeArgs(heap, offset)
     try {
-      if (argv[0] === this.marker) return encodeReply(this.request(argv))
-      if (this.caller === null) return encodeReply(NO_CALLER)
-      const reply = this.caller.command(argv)
-      // After redis.setresp(3): the command's RESP3 reply, shaped as the listener shapes it.
-      return this.scriptResp === 3 ? encodeResp3Reply(resp3Reply(argv, replyOf(reply))) : encodeReply(reply)
+      if (argv[0] !== this.marker) return this.command(argv)
+      if (argv[1] !== 'run') return encodeReply(this.request(argv))
+      const parts = this.parts
+      this.parts = []
+      return this.command(parts)
     } catch (error) {
       // Nothing may unwind through the VM's frames: a failure becomes an error reply.
       if (error instanceof LuaVmDead) throw error
@@ -218,8 +228,19 @@ export class ScriptVm {
     }
   }
 
+  /** A script's command, its reply encoded for the script's protocol. */
+  private command(argv: string[]): Uint8Array {
+    if (this.caller === null) return encodeReply(NO_CALLER)
+    const reply = this.caller.command(argv)
+    // After redis.setresp(3): the command's RESP3 reply, shaped as the listener shapes it.
+    return this.scriptResp === 3 ? encodeResp3Reply(resp3Reply(argv, replyOf(reply))) : encodeReply(reply)
+  }
+
   private request(argv: readonly string[]): Out {
     switch (argv[1]) {
+      case 'part':
+        for (let i = 2; i < argv.length; i++) this.parts.push(argv[i])
+        return 1
       case 'lock':
       case 'unlock':
         this.wasm.setTableReadonly(tableAddress(argv[2]), argv[1] === 'lock')

@@ -107,6 +107,8 @@ export class LuaWasm {
   private deadline = Infinity
   /** Set when the hook found the last evaluation past its deadline. */
   expired = false
+  /** Asked by the hook while time remains: true stops the evaluation as the deadline does. */
+  poll: ((now: number) => boolean) | undefined
   /** Top (highest address, 16-aligned) of the stack evaluations run on. */
   private readonly stackTop: number
 
@@ -219,7 +221,8 @@ export class LuaWasm {
   /** The instruction hook's clock check: past the deadline, spend the counter so the hook raises. */
   private tick(): number {
     if (this.fuelAddress !== null) {
-      const expired = monotonic.now() > this.deadline
+      const now = monotonic.now()
+      const expired = now > this.deadline || (this.poll !== undefined && this.poll(now))
       if (expired) this.expired = true
       this.dataView().setBigInt64(this.fuelAddress, expired ? 0n : PLENTY, true)
     }

@@ -15,6 +15,9 @@ import type { Engine } from '../../engine.js'
 import type { ScriptCaller, ScriptVm } from '../../lua/vm.js'
 import { scripting, timeoutError } from './state.js'
 import { requestBudget, type ReplyBudget } from '../../reply-budget.js'
+import { OOM_ERROR } from '../../eviction.js'
+import { ALLOW_OOM, NO_WRITES } from './shebang.js'
+import { BusyScript, busyService, KILLED_TEXT } from './busy.js'
 
 const UNKNOWN_COMMAND = new ReplyError('ERR Unknown Redis command called from script')
 const WRONG_ARGS = new ReplyError('ERR Wrong number of args calling Redis command from script')
@@ -39,6 +42,10 @@ function lookupCommand(argv: readonly string[]): CommandInfo | undefined {
 export class ScriptRun implements ScriptCaller {
   /** Set once the deadline passed: every later command gets the timeout error. */
   timedOut = false
+  /** Set once a write command ran (Redis's SCRIPT_WRITE_DIRTY). */
+  wrote = false
+  /** What other clients see of this script, when the engine has a busy service. */
+  busy: BusyScript | undefined
   readonly callerResp: 2 | 3
 
   constructor(
@@ -52,9 +59,13 @@ export class ScriptRun implements ScriptCaller {
     this.callerResp = caller.resp === 3 ? 3 : 2
   }
 
-  /** A script's session for `caller`'s: same database, user and address, marked as a script. */
-  static session(caller: Session, readOnly: boolean, replyBudget: ReplyBudget): Session {
-    return { db: caller.db, user: caller.user, address: caller.address, name: caller.name, id: caller.id, script: { readOnly }, replyBudget }
+  /**
+   * A script's session for `caller`'s: same database, user and address, marked as a script
+   * (`allowOom`: its commands skip the memory bound).
+   */
+  static session(caller: Session, readOnly: boolean, replyBudget: ReplyBudget, allowOom = false): Session {
+    const script = allowOom ? { readOnly, oomExempt: true } : { readOnly }
+    return { db: caller.db, user: caller.user, address: caller.address, name: caller.name, id: caller.id, script, replyBudget }
   }
 
   command(argv: string[]): Out {
@@ -72,7 +83,21 @@ export class ScriptRun implements ScriptCaller {
     if (this.session.script?.readOnly && (info.flags.has('write') || info.hiddenFlags.has('may_replicate'))) return WRITE_IN_READ_ONLY
     // A command the table knows but the engine does not implement is unknown here too.
     if (this.engine.resolve(argv) instanceof ReplyError) return UNKNOWN_COMMAND
-    return this.engine.call(this.session, argv, this.now)
+    const reply = this.engine.call(this.session, argv, this.now)
+    // Past the memory check, a write command makes the script dirty (SCRIPT_WRITE_DIRTY): its
+    // later commands are not refused for memory, and SCRIPT KILL cannot stop it.
+    if (info.flags.has('write') && reply !== OOM_ERROR && !this.wrote) {
+      this.wrote = true
+      if (this.session.script !== undefined) this.session.script.oomExempt = true
+    }
+    return reply
+  }
+
+  /** The VM hook's question: stop now? (SCRIPT KILL through the busy service.) */
+  poll(now: number): boolean {
+    if (this.busy === undefined || !this.busy.poll(now)) return false
+    this.timedOut = true
+    return true
   }
 
   /** `redis.acl_check_cmd`: may the script's user run `argv`? (The command must exist.) */
@@ -99,14 +124,29 @@ function aclError(denied: ReplyError): ReplyError {
 export function runScript(
   ctx: CommandContext,
   readOnly: boolean,
+  flags: number | null,
   action: (vm: ScriptVm, run: ScriptRun, limitMs: number) => Out,
 ): Out {
+  // A script with flags (a shebang, or any function) is refused whole over maxmemory unless it
+  // declares allow-oom or no-writes: Redis's processCommand takes its flags as the command's.
+  // (Inside EXEC the block's own check came first, as for Redis's queued commands.)
+  const exempt = flags !== null && (flags & (ALLOW_OOM | NO_WRITES)) !== 0
+  if (flags !== null && !exempt && ctx.engine.evictor.limit !== 0 && !ctx.engine.inTransaction && !ctx.engine.evictor.makeRoom()) return OOM_ERROR
   const limit = ctx.engine.scriptTimeLimit
   const timeout = new ReplyError(timeoutError(limit))
   // The replies of the script's commands count against its caller's request (reply-budget.ts).
   const budget = ctx.session.replyBudget ?? requestBudget(ctx.engine)
-  const run = new ScriptRun(ctx.engine, ScriptRun.session(ctx.session, readOnly, budget), ctx.now, monotonic.now() + limit, timeout, ctx.session)
-  const reply = scripting(ctx.engine).withVm((vm) => action(vm, run, limit))
-  if (run.timedOut && !(reply instanceof ReplyError && reply.message.startsWith(timeout.message))) return timeout
+  const allowOom = flags !== null && (flags & ALLOW_OOM) !== 0
+  const start = monotonic.now()
+  // With a busy service (busy.ts) nothing stops the script but SCRIPT KILL / FUNCTION KILL.
+  const service = busyService(ctx.engine)
+  const deadline = service === undefined ? start + limit : Infinity
+  const run = new ScriptRun(ctx.engine, ScriptRun.session(ctx.session, readOnly, budget, allowOom), ctx.now, deadline, timeout, ctx.session)
+  if (service !== undefined) run.busy = new BusyScript(ctx.name.startsWith('eval'), () => run.wrote, start + limit, service)
+  let reply = scripting(ctx.engine).withVm((vm) => action(vm, run, deadline === Infinity ? Infinity : limit))
+  if (run.timedOut && !(reply instanceof ReplyError && reply.message.startsWith(timeout.message))) reply = timeout
+  if (run.busy?.killed === true && reply instanceof ReplyError && reply.message.startsWith(timeout.message)) {
+    return new ReplyError(KILLED_TEXT + reply.message.slice(timeout.message.length))
+  }
   return reply
 }

@@ -90,7 +90,7 @@ function evalGeneric(ctx: CommandContext, argv: readonly string[], bySha: boolea
   if (readOnlyCommand && script.flags !== null && !declaresNoWrites) return WRITE_FLAG_WITH_RO
   const keys = argv.slice(3, 3 + keyCount)
   const args = argv.slice(3 + keyCount)
-  return runScript(ctx, readOnlyCommand || declaresNoWrites, (vm, run, limit) => {
+  return runScript(ctx, readOnlyCommand || declaresNoWrites, script.flags, (vm, run, limit) => {
     // The VM may be newer than the cache (after SCRIPT FLUSH of the VM, or a reset).
     if (!vm.has(sha)) {
       const failed = vm.compile(sha, script.body)

@@ -275,7 +275,7 @@ function fcallGeneric(ctx: CommandContext, argv: readonly string[], readOnlyComm
   if (readOnlyCommand && !declaresNoWrites) return WRITE_FLAG_WITH_RO
   const keys = argv.slice(3, 3 + keyCount)
   const args = argv.slice(3 + keyCount)
-  return runScript(ctx, readOnlyCommand || declaresNoWrites, (vm, run, limit) => vm.fcall(fn.name, keys, args, run, limit))
+  return runScript(ctx, readOnlyCommand || declaresNoWrites, fn.flags, (vm, run, limit) => vm.fcall(fn.name, keys, args, run, limit))
 }
 
 function fcall(ctx: CommandContext, argv: readonly string[]): Out {

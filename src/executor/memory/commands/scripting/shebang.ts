@@ -16,6 +16,8 @@ export interface ParsedScript {
 
 /** Bit of `no-writes` in {@link SCRIPT_FLAGS} order. */
 export const NO_WRITES = 1
+/** The `allow-oom` bit of script flags. */
+export const ALLOW_OOM = 2
 
 /** A library's metadata and code, or the error text (without code) FUNCTION LOAD replies. */
 export interface ParsedLibrary {

@@ -128,3 +128,10 @@ export function scripting(engine: Engine): Scripting {
   }
   return state
 }
+
+/** INFO memory's counts: cached scripts, functions and libraries (zeros before any scripting). */
+export function scriptingCounts(engine: Engine): { scripts: number; functions: number; libraries: number } {
+  const state = states.get(engine)
+  if (state === undefined) return { scripts: 0, functions: 0, libraries: 0 }
+  return { scripts: state.scripts.size, functions: state.functions.size, libraries: state.libraries.size }
+}

@@ -10,6 +10,7 @@ import type { CommandContext, Out } from '../../command.js'
 import { SERVER_VERSION } from '../../../../commands/lookup.js'
 import { bytesToHuman } from './memory-estimate.js'
 import { serverState } from './stats.js'
+import { scriptingCounts } from '../scripting/state.js'
 
 type Lines = (string | readonly [field: string, value: string | number])[]
 
@@ -96,6 +97,7 @@ function memorySection(engine: Engine): Lines {
   const rss = residentBytes()
   const fragmentation = used === 0 ? '0.00' : (rss / used).toFixed(2)
   const maxmemory = Number(engine.config.get('maxmemory') ?? '0')
+  const counts = scriptingCounts(engine)
   return [
     ['used_memory', used],
     ['used_memory_human', bytesToHuman(used)],
@@ -117,9 +119,9 @@ function memorySection(engine: Engine): Lines {
     ['used_memory_vm_eval', 32768],
     ['used_memory_lua_human', '32.00K'],
     ['used_memory_scripts_eval', 0],
-    ['number_of_cached_scripts', 0],
-    ['number_of_functions', 0],
-    ['number_of_libraries', 0],
+    ['number_of_cached_scripts', counts.scripts],
+    ['number_of_functions', counts.functions],
+    ['number_of_libraries', counts.libraries],
     ['used_memory_vm_functions', 32768],
     ['used_memory_vm_total', 65536],
     ['used_memory_vm_total_human', '64.00K'],
