@@ -237,9 +237,6 @@ function error(status: number, message: string): HttpResponse {
   return reply(status, { error: message })
 }
 
-/** Hosted-queue APIs the local service does not implement: 501 rather than 404 (none left). */
-const UNSUPPORTED: ReadonlySet<string> = new Set<string>()
-
 function digest(value: string): Buffer {
   return sha256(value)
 }
@@ -673,8 +670,6 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
     if (match.kind === 'method') {
       return jsonResponse(405, { error: `method ${method} not allowed here` }, { allow: match.allow.join(', ') })
     }
-    const first = rawPath.split('/')[2]
-    if (UNSUPPORTED.has(first) && rawPath.split('/').length <= 5) return error(501, `${first} is not supported by the restis queue service`)
     return error(404, `not found: ${method} ${rawPath}`)
   }
 
