@@ -210,6 +210,7 @@ export function planMessage(destination: string, headers: Headers, body: Uint8Ar
           stepName: 'init',
           stepType: 'Initial',
           expect: ['s:1', 'p:1'],
+          timeoutMs: timeoutOf(headers),
           ...options,
         },
       }
@@ -251,6 +252,7 @@ export function planMessage(destination: string, headers: Headers, body: Uint8Ar
         stepName: step.stepName,
         stepType: plan ? `${step.stepType} (plan)` : step.stepType,
         expect,
+        timeoutMs: timeoutOf(headers),
         ...options,
       },
     }

@@ -328,7 +328,7 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
 
   async function schedule(plan: MessagePlan, origin: MessageOrigin = {}): Promise<Scheduled> {
     let scheduled: Scheduled
-    if (plan.kind === 'publish') checkMessageTimeout(plan.message, deliveryTimeout)
+    if (plan.kind !== 'call') checkMessageTimeout(plan.message, deliveryTimeout)
     if (plan.kind === 'init') scheduled = await store.createRun(plan.run, plan.message)
     else if (plan.kind === 'step') scheduled = await store.appendStep(plan.runId, plan.stepKey, plan.stepJson, await inheritRunOptions(store, plan.runId, plan.message))
     else if (plan.kind === 'call') {
@@ -434,7 +434,7 @@ export function createQueueService(options: QueueServiceOptions): QueueService {
         if (body !== undefined && body !== null && typeof body !== 'string') throw new StoreError('"body" must be a string', 400)
         const plan = planMessage(destination, parsedHeaders, Buffer.from(body ?? '', 'utf8'), defaultRetries)
         // checked before any entry is scheduled, so a refused batch schedules nothing
-        if (plan.kind === 'publish') checkMessageTimeout(plan.message, deliveryTimeout)
+        if (plan.kind !== 'call') checkMessageTimeout(plan.message, deliveryTimeout)
         plans.push(plan)
         origins.push(requestOrigin(request.remoteAddress, parsedHeaders))
       } catch (cause) {

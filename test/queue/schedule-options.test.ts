@@ -209,4 +209,32 @@ describe('publish honours the same options', () => {
     release()
     await expect(client.publish({ url: `${endpoint.url}/x`, timeout: 60 })).rejects.toThrow(/longer than this queue's delivery timeout/)
   })
+
+  test('Upstash-Timeout on a workflow message bounds its attempt too; too long is refused', async () => {
+    let release!: () => void
+    const held = new Promise<void>((resolve) => (release = resolve))
+    behaviour.set('/slow-workflow', async () => {
+      await held
+      return new Response('late')
+    })
+    const headers = {
+      authorization: `Bearer ${TOKEN}`,
+      'Upstash-Workflow-Init': 'true',
+      'Upstash-Workflow-RunId': 'wfr_timeout_1',
+      'Upstash-Retries': '0',
+      'Upstash-Timeout': '1s',
+    }
+    const started = await fetch(`${queue.url}/v2/publish/${endpoint.url}/slow-workflow`, { method: 'POST', headers, body: '{}' })
+    expect(started.status).toBe(201)
+    const { messageId } = (await started.json()) as { messageId: string }
+    const failed = await until(async () => {
+      const message = await dashboardMessage(messageId)
+      return message.status === 'failed' ? message : undefined
+    }, 10_000, 'the timed-out run message to fail')
+    expect(failed.lastError).toBe('timed out after 1000 ms')
+    release()
+    const refused = await fetch(`${queue.url}/v2/publish/${endpoint.url}/slow-workflow`, { method: 'POST', headers: { ...headers, 'Upstash-Workflow-RunId': 'wfr_timeout_2', 'Upstash-Timeout': '60s' }, body: '{}' })
+    expect(refused.status).toBe(400)
+    expect(await refused.text()).toMatch(/Upstash-Timeout of 60000 ms is longer than this queue's delivery timeout \(5000 ms\)/)
+  })
 })
