@@ -28,6 +28,9 @@ describe.skipIf(chromiumSkipReason !== undefined)(`dashboard actions in headless
   let workflows: WorkflowClient
   /** Whether the `fragile` workflow's step throws (turned off to let a resumed run through). */
   let fragileFails = true
+  /** Whether the `guarded` workflow's failure function throws; what it was called with. */
+  let failureFunctionFails = true
+  const failureCalls: string[] = []
 
   const api = async <T = unknown>(path: string, init: RequestInit = {}): Promise<T> => {
     const response = await fetch(`${queue.url}${path}`, { ...init, headers: { ...auth, ...(init.headers as Record<string, string>) } })
@@ -77,7 +80,20 @@ describe.skipIf(chromiumSkipReason !== undefined)(`dashboard actions in headless
         return 'shipped'
       })
     })
-    const { fetch: handler } = serveMany({ waiter, fragile } as never, options as never) as unknown as { fetch: (request: Request, env: object) => Promise<Response> }
+    const guarded = createWorkflow(
+      async (context: Ctx) => {
+        await context.run('charge', () => {
+          throw new WorkflowNonRetryableError('card declined')
+        })
+      },
+      {
+        failureFunction: async ({ failResponse }: { failResponse: string }) => {
+          failureCalls.push(failResponse)
+          if (failureFunctionFails) throw new Error('failure handler down')
+        },
+      } as never,
+    )
+    const { fetch: handler } = serveMany({ waiter, fragile, guarded } as never, options as never) as unknown as { fetch: (request: Request, env: object) => Promise<Response> }
     endpoint = await listenFetch((request) => handler(request, {}))
     browser = await launchDashboardBrowser()
   }, 60_000)
@@ -175,6 +191,24 @@ describe.skipIf(chromiumSkipReason !== undefined)(`dashboard actions in headless
       await again.page.close()
     }
     expect(dialogs).toEqual([])
+  })
+
+  test('run page of a run whose failure function failed: retry the failure function', async () => {
+    failureFunctionFails = true
+    failureCalls.length = 0
+    const runId = await trigger('guarded', { order: 'C-3' })
+    await until(async () => ((await queue.runs.get(runId))?.run.failureCallback === 'failed' ? true : undefined), 20_000, 'the failure callback to fail')
+    const { page } = await open(`run?id=${runId}`, '[data-action="failure-retry"]')
+    try {
+      expect(failureCalls).toEqual(['card declined'])
+      failureFunctionFails = false
+      expect(await click(page, '[data-action="failure-retry"]')).toContain('done')
+      await until(async () => ((await queue.runs.get(runId))?.run.failureCallback === 'delivered' ? true : undefined), 10_000, 'the failure callback delivered')
+      expect(failureCalls).toEqual(['card declined', 'card declined'])
+      expect(await runState(runId)).toBe('RUN_FAILED')
+    } finally {
+      await page.close()
+    }
   })
 
   test('DLQ page: rows with the error text; retry and delete from the list', async () => {
