@@ -6,10 +6,9 @@
  */
 import { NULL_ARRAY, ReplyError } from '../../../../reply.js'
 import type { CommandContext, Out } from '../../command.js'
-import { COUNT_NOT_POSITIVE, NUMKEYS_NOT_POSITIVE, SYNTAX, WRONGTYPE } from '../../errors.js'
-import { readInteger } from '../../lib/numbers.js'
+import { SYNTAX, WRONGTYPE } from '../../errors.js'
 import { ListValue } from '../../types/list.js'
-import { blockClient, clientOf, mayBlock, readSecondsTimeout, type Client } from './common.js'
+import { blockClient, blockingPop, clientOf, mayBlock, readMpopArguments, readSecondsTimeout, type Client, type SizeOfServed } from './common.js'
 
 type Side = 'LEFT' | 'RIGHT'
 
@@ -19,19 +18,8 @@ function readSide(text: string): Side | null {
   return word === 'LEFT' || word === 'RIGHT' ? word : null
 }
 
-/**
- * Looks at `keys` in order as Redis does: the first that holds a list, WRONGTYPE at the first
- * other value, or undefined when none has a list.
- */
-function firstList(ctx: CommandContext, keys: readonly string[]): string | ReplyError | undefined {
-  for (const key of keys) {
-    const value = ctx.db.read(key, ctx)
-    if (value === undefined) continue
-    if (!(value instanceof ListValue)) return WRONGTYPE
-    if (value.length !== 0) return key
-  }
-  return undefined
-}
+/** A list's length; undefined for another type. */
+const listLength: SizeOfServed = (value) => (value instanceof ListValue ? value.length : undefined)
 
 /**
  * The pop the blocking command stands for, from `key`: LPOP/RPOP (count -1) or LMPOP's reply
@@ -49,46 +37,27 @@ function popFrom(client: Client, key: string, side: Side, count: number): Out | 
 }
 
 /** BLPOP / BRPOP / BLMPOP once their arguments are read (`blockingPopGenericCommand`). */
-function blockingPop(ctx: CommandContext, keys: readonly string[], side: Side, timeout: number, count: number): Out {
-  const found = firstList(ctx, keys)
-  if (found instanceof ReplyError) return found
-  const client = clientOf(ctx)
-  if (found !== undefined) return popFrom(client, found, side, count) ?? NULL_ARRAY
-  if (!mayBlock(ctx)) return NULL_ARRAY
-  return blockClient(ctx, { kind: 'list', keys, timeout, timedOut: NULL_ARRAY, serve: (key) => popFrom(client, key, side, count) })
+function blockingListPop(ctx: CommandContext, keys: readonly string[], side: Side, timeout: number, count: number): Out {
+  return blockingPop(ctx, keys, 'list', timeout, listLength, (client, key) => popFrom(client, key, side, count))
 }
 
 function blpop(ctx: CommandContext, argv: readonly string[]): Out {
   const timeout = readSecondsTimeout(argv[argv.length - 1])
   if (timeout instanceof ReplyError) return timeout
-  return blockingPop(ctx, argv.slice(1, -1), 'LEFT', timeout, -1)
+  return blockingListPop(ctx, argv.slice(1, -1), 'LEFT', timeout, -1)
 }
 
 function brpop(ctx: CommandContext, argv: readonly string[]): Out {
   const timeout = readSecondsTimeout(argv[argv.length - 1])
   if (timeout instanceof ReplyError) return timeout
-  return blockingPop(ctx, argv.slice(1, -1), 'RIGHT', timeout, -1)
+  return blockingListPop(ctx, argv.slice(1, -1), 'RIGHT', timeout, -1)
 }
 
 /** BLMPOP timeout numkeys key [key ...] LEFT|RIGHT [COUNT count]: numkeys, side and count are read before the timeout. */
 function blmpop(ctx: CommandContext, argv: readonly string[]): Out {
-  const numKeys = readInteger(argv[2])
-  if (numKeys === null || numKeys < 1) return NUMKEYS_NOT_POSITIVE
-  const sideAt = 3 + numKeys
-  if (sideAt >= argv.length) return SYNTAX
-  const side = readSide(argv[sideAt])
-  if (side === null) return SYNTAX
-  let count = -1
-  for (let j = sideAt + 1; j < argv.length; j++) {
-    if (count === -1 && argv[j].toLowerCase() === 'count' && j + 1 < argv.length) {
-      const parsed = readInteger(argv[++j])
-      if (parsed === null || parsed < 1) return COUNT_NOT_POSITIVE
-      count = parsed
-    } else return SYNTAX
-  }
-  const timeout = readSecondsTimeout(argv[1])
-  if (timeout instanceof ReplyError) return timeout
-  return blockingPop(ctx, argv.slice(3, sideAt), side, timeout, count === -1 ? 1 : count)
+  const read = readMpopArguments(argv, readSide)
+  if (read instanceof ReplyError) return read
+  return blockingListPop(ctx, read.keys, read.end, read.timeout, read.count)
 }
 
 /** BLMOVE / BRPOPLPUSH once their arguments are read (`blmoveGenericCommand`). */

@@ -5,23 +5,19 @@
  */
 import { NULL_ARRAY, ReplyError } from '../../../../reply.js'
 import type { CommandContext, Out } from '../../command.js'
-import { COUNT_NOT_POSITIVE, NUMKEYS_NOT_POSITIVE, SYNTAX, WRONGTYPE } from '../../errors.js'
-import { readInteger } from '../../lib/numbers.js'
 import { ZSetValue } from '../../types/zset.js'
-import { blockClient, clientOf, mayBlock, readSecondsTimeout, type Client } from './common.js'
+import { blockingPop, readMpopArguments, readSecondsTimeout, type Client, type SizeOfServed } from './common.js'
 
 type End = 'MIN' | 'MAX'
 
-/** The first key holding a non-empty sorted set, WRONGTYPE at the first other value, or undefined. */
-function firstZSet(ctx: CommandContext, keys: readonly string[]): string | ReplyError | undefined {
-  for (const key of keys) {
-    const value = ctx.db.read(key, ctx)
-    if (value === undefined) continue
-    if (!(value instanceof ZSetValue)) return WRONGTYPE
-    if (value.size !== 0) return key
-  }
-  return undefined
+/** `MIN` / `MAX` in any case, else null. */
+function readEnd(text: string): End | null {
+  const word = text.toUpperCase()
+  return word === 'MIN' || word === 'MAX' ? word : null
 }
+
+/** A sorted set's size; undefined for another type. */
+const zsetSize: SizeOfServed = (value) => (value instanceof ZSetValue ? value.size : undefined)
 
 /**
  * The pop from `key`: BZPOPMIN/BZPOPMAX's `[key, member, score]` (count -1) or ZMPOP's
@@ -40,12 +36,7 @@ function popFrom(client: Client, key: string, end: End, count: number): Out | un
 }
 
 function blockingZPop(ctx: CommandContext, keys: readonly string[], end: End, timeout: number, count: number): Out {
-  const found = firstZSet(ctx, keys)
-  if (found instanceof ReplyError) return found
-  const client = clientOf(ctx)
-  if (found !== undefined) return popFrom(client, found, end, count) ?? NULL_ARRAY
-  if (!mayBlock(ctx)) return NULL_ARRAY
-  return blockClient(ctx, { kind: 'zset', keys, timeout, timedOut: NULL_ARRAY, serve: (key) => popFrom(client, key, end, count) })
+  return blockingPop(ctx, keys, 'zset', timeout, zsetSize, (client, key) => popFrom(client, key, end, count))
 }
 
 function bzpopmin(ctx: CommandContext, argv: readonly string[]): Out {
@@ -62,23 +53,9 @@ function bzpopmax(ctx: CommandContext, argv: readonly string[]): Out {
 
 /** BZMPOP timeout numkeys key [key ...] MIN|MAX [COUNT count]: numkeys, end and count before the timeout. */
 function bzmpop(ctx: CommandContext, argv: readonly string[]): Out {
-  const numKeys = readInteger(argv[2])
-  if (numKeys === null || numKeys < 1) return NUMKEYS_NOT_POSITIVE
-  const endAt = 3 + numKeys
-  if (endAt >= argv.length) return SYNTAX
-  const end = argv[endAt].toUpperCase()
-  if (end !== 'MIN' && end !== 'MAX') return SYNTAX
-  let count = -1
-  for (let j = endAt + 1; j < argv.length; j++) {
-    if (count === -1 && argv[j].toLowerCase() === 'count' && j + 1 < argv.length) {
-      const parsed = readInteger(argv[++j])
-      if (parsed === null || parsed < 1) return COUNT_NOT_POSITIVE
-      count = parsed
-    } else return SYNTAX
-  }
-  const timeout = readSecondsTimeout(argv[1])
-  if (timeout instanceof ReplyError) return timeout
-  return blockingZPop(ctx, argv.slice(3, endAt), end, timeout, count === -1 ? 1 : count)
+  const read = readMpopArguments(argv, readEnd)
+  if (read instanceof ReplyError) return read
+  return blockingZPop(ctx, read.keys, read.end, read.timeout, read.count)
 }
 
 export const blockingZSetCommands = { bzpopmin, bzpopmax, bzmpop }
