@@ -179,8 +179,13 @@ describe.skipIf(redisServerSkipReason !== undefined)(liveSuiteName('sharded pub/
     const subscriber = await connect()
     const publisher = await connect()
     expect(show(await subscriber.call('SSUBSCRIBE', channel))).toEqual(['ssubscribe', channel, 1])
-    const replicas = await cluster.cli(cluster.indexOf(owner.port), 'CLUSTER', 'REPLICAS', owner.id)
-    const replicaPort = Number(/:(\d+)@/.exec(replicas)?.[1])
+    // After the previous test's failover the cluster may still be attaching this master's replica.
+    let replicaPort = NaN
+    await waitFor('the owner to list its replica', async () => {
+      const replicas = await cluster.cli(cluster.indexOf(owner.port), 'CLUSTER', 'REPLICAS', owner.id)
+      replicaPort = Number(/:(\d+)@/.exec(replicas)?.[1])
+      return Number.isInteger(replicaPort)
+    }, 30_000)
     const killedAt = Date.now()
     await cluster.kill(cluster.indexOf(owner.port))
     const bound = cluster.nodeTimeout + 5_000
