@@ -5,42 +5,13 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { FlowProducer, Queue, QueueEvents, Worker, type ConnectionOptions, type Job } from 'bullmq'
-import { MemoryExecutor } from '../../src/executor/memory/memory-executor.js'
-import { serveResp } from '../../src/adapters/resp-server.js'
-import { liveSuiteName, redisServerSkipReason, startRedisServer } from '../support/redis-server.js'
+import { RESP_TARGETS, respTargetTitle, type RunningTarget } from '../support/resp-targets.js'
 import { waitFor } from '../executor/socket/support.js'
 import { Redis } from 'ioredis6'
 
-interface Target {
-  readonly port: number
-  stop(): Promise<void>
-}
-
-async function memoryTarget(): Promise<Target> {
-  const executor = new MemoryExecutor()
-  const server = await serveResp(executor, { port: 0 })
-  return {
-    port: server.address.port,
-    stop: async () => {
-      await server.close()
-      await executor.close()
-    },
-  }
-}
-
-async function redisTarget(): Promise<Target> {
-  const server = await startRedisServer()
-  return { port: server.port, stop: () => server.stop() }
-}
-
-const targets: [string, () => Promise<Target>, boolean][] = [
-  ['RESP listener over the memory engine', memoryTarget, false],
-  [liveSuiteName('redis-server 7.0'), redisTarget, redisServerSkipReason !== undefined],
-]
-
-for (const [name, start, skip] of targets) {
-  describe.skipIf(skip)(`BullMQ 6: ${name}`, () => {
-    let target: Target
+for (const respTarget of RESP_TARGETS) {
+  describe.skipIf(respTarget.skip !== undefined)(`BullMQ 6: ${respTargetTitle(respTarget)}`, () => {
+    let target: RunningTarget
     let connection: ConnectionOptions
     const closers: { close(): Promise<unknown> }[] = []
     let queueCount = 0
@@ -51,7 +22,7 @@ for (const [name, start, skip] of targets) {
     const queueName = (): string => `q${++queueCount}`
 
     beforeAll(async () => {
-      target = await start()
+      target = await respTarget.start()
       connection = { host: '127.0.0.1', port: target.port, maxRetriesPerRequest: null }
     })
     afterAll(async () => {

@@ -5,43 +5,14 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest'
 import { Redis } from 'ioredis6'
-import { MemoryExecutor } from '../../src/executor/memory/memory-executor.js'
-import { serveResp, type RespServer } from '../../src/adapters/resp-server.js'
-import { liveSuiteName, redisServerSkipReason, startRedisServer, type RedisServer } from '../support/redis-server.js'
+import { RESP_TARGETS, respTargetTitle, type RunningTarget } from '../support/resp-targets.js'
 import { waitFor } from '../executor/socket/support.js'
-
-interface Target {
-  readonly port: number
-  stop(): Promise<void>
-}
-
-async function memoryTarget(): Promise<Target> {
-  const executor = new MemoryExecutor()
-  const server: RespServer = await serveResp(executor, { port: 0 })
-  return {
-    port: server.address.port,
-    stop: async () => {
-      await server.close()
-      await executor.close()
-    },
-  }
-}
-
-async function redisTarget(): Promise<Target> {
-  const server: RedisServer = await startRedisServer()
-  return { port: server.port, stop: () => server.stop() }
-}
 
 const OOM = "OOM command not allowed when used memory > 'maxmemory'."
 
-const targets: [string, () => Promise<Target>, boolean][] = [
-  ['RESP listener over the memory engine', memoryTarget, false],
-  [liveSuiteName('redis-server 7.0'), redisTarget, redisServerSkipReason !== undefined],
-]
-
-for (const [name, start, skip] of targets) {
-  describe.skipIf(skip)(`MULTI queueing and unblock errors: ${name}`, () => {
-    let target: Target
+for (const respTarget of RESP_TARGETS) {
+  describe.skipIf(respTarget.skip !== undefined)(`MULTI queueing and unblock errors: ${respTargetTitle(respTarget)}`, () => {
+    let target: RunningTarget
     let c: Redis
     let admin: Redis
     const call = (client: Redis, ...args: (string | number)[]): Promise<unknown> => client.call(String(args[0]), ...args.slice(1).map(String))
@@ -52,7 +23,7 @@ for (const [name, start, skip] of targets) {
       )
 
     beforeAll(async () => {
-      target = await start()
+      target = await respTarget.start()
       c = new Redis({ port: target.port, host: '127.0.0.1', protocol: 2 })
       admin = new Redis({ port: target.port, host: '127.0.0.1', protocol: 2 })
     })

@@ -6,31 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { Redis } from 'ioredis6'
-import { MemoryExecutor } from '../../src/executor/memory/memory-executor.js'
-import { serveResp, type RespServer } from '../../src/adapters/resp-server.js'
-import { liveSuiteName, redisServerSkipReason, startRedisServer, type RedisServer } from '../support/redis-server.js'
-
-interface Target {
-  readonly port: number
-  stop(): Promise<void>
-}
-
-async function memoryTarget(): Promise<Target> {
-  const executor = new MemoryExecutor()
-  const server: RespServer = await serveResp(executor, { port: 0 })
-  return {
-    port: server.address.port,
-    stop: async () => {
-      await server.close()
-      await executor.close()
-    },
-  }
-}
-
-async function redisTarget(): Promise<Target> {
-  const server: RedisServer = await startRedisServer()
-  return { port: server.port, stop: () => server.stop() }
-}
+import { RESP_TARGETS, respTargetTitle, type RunningTarget } from '../support/resp-targets.js'
 
 type Command = readonly (string | number)[]
 
@@ -102,20 +78,15 @@ const CASES: readonly WatchCase[] = [
   { name: 'BITFIELD SET of the same value', setup: [['BITFIELD', 'b', 'SET', 'u8', 0, 7]], watch: 'b', write: ['BITFIELD', 'b', 'SET', 'u8', 0, 7], doomed: false },
 ]
 
-const targets: [string, () => Promise<Target>, boolean][] = [
-  ['RESP listener over the memory engine', memoryTarget, false],
-  [liveSuiteName('redis-server 7.0'), redisTarget, redisServerSkipReason !== undefined],
-]
-
-for (const [name, start, skip] of targets) {
-  describe.skipIf(skip)(`exact WATCH: ${name}`, () => {
-    let target: Target
+for (const respTarget of RESP_TARGETS) {
+  describe.skipIf(respTarget.skip !== undefined)(`exact WATCH: ${respTargetTitle(respTarget)}`, () => {
+    let target: RunningTarget
     let watcher: Redis
     let writer: Redis
     const call = (c: Redis, command: Command): Promise<unknown> => c.call(String(command[0]), ...command.slice(1).map(String))
 
     beforeAll(async () => {
-      target = await start()
+      target = await respTarget.start()
       watcher = new Redis({ port: target.port, host: '127.0.0.1', protocol: 2 })
       writer = new Redis({ port: target.port, host: '127.0.0.1', protocol: 2 })
     })

@@ -11,6 +11,14 @@
  *   afterAll(() => server?.stop())
  * })
  * ```
+ *
+ * A suite that runs whole or not at all per target skips itself, with the reason in its title:
+ *
+ * ```ts
+ * for (const respTarget of RESP_TARGETS) {
+ *   describe.skipIf(respTarget.skip !== undefined)(`exact WATCH: ${respTargetTitle(respTarget)}`, () => { … })
+ * }
+ * ```
  */
 import { MemoryExecutor } from '../../src/executor/memory/memory-executor.js'
 import { serveResp } from '../../src/adapters/resp-server.js'
@@ -53,3 +61,8 @@ export const RESP_TARGETS: readonly RespTarget[] = [
     },
   },
 ]
+
+/** The target's name for a suite title; a skipped target says why, so the report shows it. */
+export function respTargetTitle(target: RespTarget): string {
+  return target.skip === undefined ? target.name : `${target.name} (skipped: ${target.skip})`
+}
