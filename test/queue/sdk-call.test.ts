@@ -4,14 +4,10 @@
  * call's status, headers and body, whether the third party answered well, answered with an
  * error, timed out or refused the connection.
  */
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { serve as sdkServe } from '@upstash/workflow'
-import { Client as SdkQueueClient, Receiver } from '@upstash/qstash'
-import { Counter, listenFetch, listenServer, startQueue, TOKEN, until, type Listening } from './support.js'
-import type { QueueService } from '../../src/queue/index.js'
-
-type Queue = QueueService & { url: string }
+import { Counter, type Listening } from './support.js'
+import { startSdkWorkflows, type Queue, type SdkWorkflows } from './sdk-workflows.js'
+import { closedPort, thirdParty } from '../support/third-party.js'
 
 interface CallResult {
   readonly status: number
@@ -19,77 +15,26 @@ interface CallResult {
   readonly header: Record<string, string[]>
 }
 
-/** The third party: `/echo` answers what it got, `/broken` answers 503, `/hang` never answers. */
-function thirdParty(counter: Counter): Promise<Listening> {
-  const server = createServer((request: IncomingMessage, response: ServerResponse) => {
-    const chunks: Buffer[] = []
-    request.on('data', (chunk: Buffer) => chunks.push(chunk))
-    request.on('end', () => {
-      const path = request.url ?? '/'
-      counter.hit(path)
-      if (path === '/echo') {
-        response.writeHead(201, { 'content-type': 'application/json', 'x-upstream': 'yes' })
-        response.end(JSON.stringify({ method: request.method, body: Buffer.concat(chunks).toString('utf8'), auth: request.headers['x-api-key'] ?? null }))
-      } else if (path === '/broken') {
-        response.writeHead(503, { 'content-type': 'text/plain' })
-        response.end('upstream is down')
-      }
-      // /hang: no answer; the queue's timeout ends the attempt
-    })
-  })
-  return listenServer(server)
-}
-
-/** A port nothing listens on. */
-async function closedPort(): Promise<number> {
-  const probe = await listenServer(createServer())
-  await probe.close()
-  return probe.port
-}
-
 describe('context.call of @upstash/workflow through the restis queue', () => {
+  let workflows: SdkWorkflows
   let queue: Queue
   let upstream: Listening
   const hits = new Counter()
-  const endpoints: Listening[] = []
-
-  async function mount(body: (context: never) => Promise<unknown>): Promise<Listening> {
-    const { handler } = sdkServe(body as never, {
-      qstashClient: new SdkQueueClient({ baseUrl: queue.url, token: TOKEN }),
-      receiver: new Receiver({ currentSigningKey: queue.signingKeys.current, nextSigningKey: queue.signingKeys.next }),
-      env: {},
-    })
-    const endpoint = await listenFetch(handler)
-    endpoints.push(endpoint)
-    return endpoint
-  }
-
-  /** Starts a run through the queue (the endpoint checks signatures, so it takes no direct call). */
-  async function start(endpoint: Listening, payload: unknown): Promise<string> {
-    const url = `${endpoint.url}/api/workflow`
-    const response = await fetch(`${queue.url}/v2/publish/${url}`, {
-      method: 'POST',
-      body: JSON.stringify(payload),
-      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
-    })
-    expect(response.status).toBe(201)
-    return until(async () => (await queue.runs.list()).runs.find((run) => run.url === url)?.workflowRunId, 10_000, 'the run to start')
-  }
 
   beforeAll(async () => {
-    queue = await startQueue({ deliveryTimeout: 5_000 })
-    upstream = await thirdParty(hits)
+    workflows = await startSdkWorkflows({ deliveryTimeout: 5_000 })
+    queue = workflows.queue
+    upstream = await thirdParty(hits, 'auth')
   })
   afterAll(async () => {
-    await Promise.all(endpoints.map((endpoint) => endpoint.close()))
+    await workflows.close()
     await upstream.close()
-    await queue.close()
   })
 
   test('a call returns the third party answer (status, headers, body) and the run goes on', async () => {
     const seen: CallResult[] = []
     const after = new Counter()
-    const endpoint = await mount(async (context: never) => {
+    const url = await workflows.mount(async (context: never) => {
       const ctx = context as { requestPayload: { item: string }; call: (name: string, settings: object) => Promise<CallResult>; run: <T>(name: string, fn: () => T) => Promise<T> }
       const result = await ctx.call('ask upstream', { url: `${upstream.url}/echo`, method: 'PUT', body: JSON.stringify({ item: ctx.requestPayload.item }), headers: { 'x-api-key': 'k1' } })
       seen.push(result)
@@ -98,7 +43,7 @@ describe('context.call of @upstash/workflow through the restis queue', () => {
         return result.status
       })
     })
-    const runId = await start(endpoint, { item: 'lamp' })
+    const runId = await workflows.start(url, { item: 'lamp' })
     const detail = await queue.waitForRun(runId)
     expect(detail.run.state).toBe('RUN_SUCCESS')
     expect(JSON.parse(detail.run.result!)).toBe(201)
@@ -115,14 +60,14 @@ describe('context.call of @upstash/workflow through the restis queue', () => {
 
   test('a third party that keeps failing is retried, then the call returns its status and body', async () => {
     const seen: CallResult[] = []
-    const endpoint = await mount(async (context: never) => {
+    const url = await workflows.mount(async (context: never) => {
       const ctx = context as { call: (name: string, settings: object) => Promise<CallResult> }
       const result = await ctx.call('flaky upstream', { url: `${upstream.url}/broken`, retries: 2 })
       seen.push(result)
       return result.status
     })
     const before = hits.get('/broken')
-    const runId = await start(endpoint, {})
+    const runId = await workflows.start(url, {})
     const detail = await queue.waitForRun(runId)
     expect(detail.run.state).toBe('RUN_SUCCESS')
     expect(JSON.parse(detail.run.result!)).toBe(503)
@@ -132,13 +77,13 @@ describe('context.call of @upstash/workflow through the restis queue', () => {
 
   test('a call that times out returns 504 with the reason', async () => {
     const seen: CallResult[] = []
-    const endpoint = await mount(async (context: never) => {
+    const url = await workflows.mount(async (context: never) => {
       const ctx = context as { call: (name: string, settings: object) => Promise<CallResult> }
       const result = await ctx.call('slow upstream', { url: `${upstream.url}/hang`, timeout: 1 })
       seen.push(result)
       return result.status
     })
-    const runId = await start(endpoint, {})
+    const runId = await workflows.start(url, {})
     const detail = await queue.waitForRun(runId)
     expect(detail.run.state).toBe('RUN_SUCCESS')
     expect(seen[seen.length - 1].status).toBe(504)
@@ -148,13 +93,13 @@ describe('context.call of @upstash/workflow through the restis queue', () => {
   test('a refused connection returns 502 with the reason', async () => {
     const port = await closedPort()
     const seen: CallResult[] = []
-    const endpoint = await mount(async (context: never) => {
+    const url = await workflows.mount(async (context: never) => {
       const ctx = context as { call: (name: string, settings: object) => Promise<CallResult> }
       const result = await ctx.call('gone upstream', { url: `http://127.0.0.1:${port}/x` })
       seen.push(result)
       return result.status
     })
-    const runId = await start(endpoint, {})
+    const runId = await workflows.start(url, {})
     const detail = await queue.waitForRun(runId)
     expect(detail.run.state).toBe('RUN_SUCCESS')
     expect(seen[seen.length - 1].status).toBe(502)
@@ -162,11 +107,11 @@ describe('context.call of @upstash/workflow through the restis queue', () => {
   })
 
   test('a timeout above the queue delivery timeout is refused, and the run fails with that reason', async () => {
-    const endpoint = await mount(async (context: never) => {
+    const url = await workflows.mount(async (context: never) => {
       const ctx = context as { call: (name: string, settings: object) => Promise<CallResult> }
       return (await ctx.call('too patient', { url: `${upstream.url}/echo`, timeout: '1h' })).status
     })
-    const runId = await start(endpoint, {})
+    const runId = await workflows.start(url, {})
     const detail = await queue.waitForRun(runId)
     expect(detail.run.state).toBe('RUN_FAILED')
     expect(detail.run.error).toBeDefined()

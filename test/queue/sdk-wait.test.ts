@@ -4,12 +4,9 @@
  * unnotified one resumes at its deadline with `timeout: true`.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { Client as WorkflowClient, serve as sdkServe } from '@upstash/workflow'
-import { Client as SdkQueueClient, Receiver } from '@upstash/qstash'
-import { listenFetch, startQueue, TOKEN, until, type Listening } from './support.js'
-import type { QueueService } from '../../src/queue/index.js'
-
-type Queue = QueueService & { url: string }
+import { Client as WorkflowClient } from '@upstash/workflow'
+import { TOKEN, until } from './support.js'
+import { startSdkWorkflows, type Queue, type SdkWorkflows } from './sdk-workflows.js'
 
 interface WaitResult {
   readonly timeout: boolean
@@ -24,45 +21,22 @@ interface Ctx {
 }
 
 describe('waitForEvent and notify of @upstash/workflow through the restis queue', () => {
+  let workflows: SdkWorkflows
   let queue: Queue
-  const endpoints: Listening[] = []
-
-  async function mount(body: (context: Ctx) => Promise<unknown>): Promise<string> {
-    const { handler } = sdkServe(body as never, {
-      qstashClient: new SdkQueueClient({ baseUrl: queue.url, token: TOKEN }),
-      receiver: new Receiver({ currentSigningKey: queue.signingKeys.current, nextSigningKey: queue.signingKeys.next }),
-      env: {},
-    })
-    const endpoint = await listenFetch(handler)
-    endpoints.push(endpoint)
-    return `${endpoint.url}/api/workflow`
-  }
-
-  async function start(url: string, payload: unknown): Promise<string> {
-    const response = await fetch(`${queue.url}/v2/publish/${url}`, {
-      method: 'POST',
-      body: JSON.stringify(payload),
-      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
-    })
-    expect(response.status).toBe(201)
-    return until(async () => (await queue.runs.list()).runs.find((run) => run.url === url)?.workflowRunId, 10_000, 'the run to start')
-  }
 
   beforeAll(async () => {
-    queue = await startQueue()
+    workflows = await startSdkWorkflows()
+    queue = workflows.queue
   })
-  afterAll(async () => {
-    await Promise.all(endpoints.map((endpoint) => endpoint.close()))
-    await queue.close()
-  })
+  afterAll(() => workflows.close())
 
   test('client.getWaiters lists the waiting run; client.notify resumes it with the event data', async () => {
     const client = new WorkflowClient({ baseUrl: queue.url, token: TOKEN })
-    const url = await mount(async (context) => {
+    const url = await workflows.mount<Ctx>(async (context) => {
       const result = await context.waitForEvent('await approval', context.requestPayload.eventId, { timeout: 60 })
       return await context.run('after', () => result)
     })
-    const runId = await start(url, { eventId: 'order-7-approved' })
+    const runId = await workflows.start(url, { eventId: 'order-7-approved' })
     const waiters = await until(async () => {
       const list = (await client.getWaiters({ eventId: 'order-7-approved' })) as unknown as { url: string; deadline: number }[]
       return list.length > 0 ? list : undefined
@@ -82,12 +56,12 @@ describe('waitForEvent and notify of @upstash/workflow through the restis queue'
   })
 
   test('a wait that nobody notifies resumes at its deadline with timeout: true', async () => {
-    const url = await mount(async (context) => {
+    const url = await workflows.mount<Ctx>(async (context) => {
       const result = await context.waitForEvent('await payment', context.requestPayload.eventId, { timeout: 1 })
       return await context.run('after', () => result)
     })
     const started = Date.now()
-    const runId = await start(url, { eventId: 'never-paid' })
+    const runId = await workflows.start(url, { eventId: 'never-paid' })
     const detail = await queue.waitForRun(runId)
     expect(detail.run.state).toBe('RUN_SUCCESS')
     expect(Date.now() - started).toBeGreaterThanOrEqual(1000)
@@ -95,18 +69,18 @@ describe('waitForEvent and notify of @upstash/workflow through the restis queue'
   })
 
   test('context.notify of one run resumes another run waiting for the event', async () => {
-    const waiting = await mount(async (context) => {
+    const waiting = await workflows.mount<Ctx>(async (context) => {
       const result = await context.waitForEvent('await shipment', context.requestPayload.eventId, { timeout: 60 })
       return await context.run('after', () => result.eventData)
     })
-    const notifying = await mount(async (context) => {
+    const notifying = await workflows.mount<Ctx>(async (context) => {
       const { notifyResponse } = await context.notify('ship it', context.requestPayload.eventId, { parcel: 12 })
       return notifyResponse.length
     })
-    const waiter = await start(waiting, { eventId: 'parcel-12' })
+    const waiter = await workflows.start(waiting, { eventId: 'parcel-12' })
     const client = new WorkflowClient({ baseUrl: queue.url, token: TOKEN })
     await until(async () => ((await client.getWaiters({ eventId: 'parcel-12' })).length > 0 ? true : undefined))
-    const notifier = await start(notifying, { eventId: 'parcel-12' })
+    const notifier = await workflows.start(notifying, { eventId: 'parcel-12' })
     const notified = await queue.waitForRun(notifier)
     expect(notified.run.state).toBe('RUN_SUCCESS')
     expect(JSON.parse(notified.run.result!)).toBe(1)

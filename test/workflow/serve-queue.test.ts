@@ -6,7 +6,6 @@
  * `@upstash/workflow` child), and the
  * client's trigger, cancel, getWaiters, listRuns and getRun.
  */
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { serve as sdkServe } from '@upstash/workflow'
 import { Client as SdkQueueClient, Receiver } from '@upstash/qstash'
@@ -19,37 +18,11 @@ import {
   type WorkflowClient,
   type WorkflowContext,
 } from '../../src/workflow/index.js'
-import { Counter, listenFetch, listenServer, startQueue, TOKEN, until, type Listening } from '../queue/support.js'
+import { Counter, listenFetch, startQueue, TOKEN, until, type Listening } from '../queue/support.js'
+import { closedPort, thirdParty } from '../support/third-party.js'
 import type { QueueService } from '../../src/queue/index.js'
 
 type Queue = QueueService & { url: string }
-
-/** The third party: `/echo` answers what it got, `/broken` answers 503, `/hang` never answers. */
-function thirdParty(counter: Counter): Promise<Listening> {
-  const server = createServer((request: IncomingMessage, response: ServerResponse) => {
-    const chunks: Buffer[] = []
-    request.on('data', (chunk: Buffer) => chunks.push(chunk))
-    request.on('end', () => {
-      const path = request.url ?? '/'
-      counter.hit(path)
-      if (path === '/echo') {
-        response.writeHead(201, { 'content-type': 'application/json', 'x-upstream': 'yes' })
-        response.end(JSON.stringify({ method: request.method, body: Buffer.concat(chunks).toString('utf8'), key: request.headers['x-api-key'] ?? null }))
-      } else if (path === '/broken') {
-        response.writeHead(503, { 'content-type': 'text/plain' })
-        response.end('upstream is down')
-      }
-      // /hang: no answer; the call's timeout ends the attempt
-    })
-  })
-  return listenServer(server)
-}
-
-async function closedPort(): Promise<number> {
-  const probe = await listenServer(createServer())
-  await probe.close()
-  return probe.port
-}
 
 describe('restis serve() on the restis queue: parallel steps, call, waitForEvent/notify, invoke, the client', () => {
   let queue: Queue
@@ -71,7 +44,7 @@ describe('restis serve() on the restis queue: parallel steps, call, waitForEvent
 
   beforeAll(async () => {
     queue = await startQueue({ deliveryTimeout: 5_000 })
-    upstream = await thirdParty(hits)
+    upstream = await thirdParty(hits, 'key')
     refused = await closedPort()
     client = createQueueClient({ url: queue.url, token: TOKEN })
 
