@@ -120,6 +120,18 @@ export function freePort() {
   })
 }
 
+/**
+ * A numeric setting of a bench from the environment (`BENCH_…`): `fallback` when unset; a value
+ * that is not a number stops the bench with its name rather than running with NaN.
+ */
+export function envNumber(name, fallback) {
+  const raw = process.env[name]
+  if (raw === undefined) return fallback
+  const value = Number(raw)
+  if (raw.trim() === '' || !Number.isFinite(value)) throw new Error(`${name}=${JSON.stringify(raw)} is not a number`)
+  return value
+}
+
 export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
 
 /** Resolves once something accepts TCP connections on `port`, or rejects after `timeoutMs`. */
@@ -209,6 +221,44 @@ export async function startRestis({ redis, respPort, token = 'bench-token', node
   await waitForPort(port, 30_000)
   if (respPort) await waitForPort(respPort, 30_000)
   return { ...proc, port, token, url: `http://127.0.0.1:${port}` }
+}
+
+/**
+ * The ways `restis queue` can keep its state; each queue bench runs the ones it compares, by
+ * these names in its tables.
+ */
+export const QUEUE_MODES = {
+  memory: { name: 'in memory (--no-persistence)', args: ['--no-persistence'] },
+  aofNo: { name: 'AOF, appendfsync no', args: ['--appendfsync', 'no'] },
+  aofEverysec: { name: 'AOF, appendfsync everysec', args: ['--appendfsync', 'everysec'] },
+  aofAlways: { name: 'AOF, appendfsync always (default)', args: [] },
+  redis: { name: 'redis-server (--redis)', args: [], redis: true },
+}
+
+/**
+ * `restis queue` (built by {@link benchBuild}) in one of {@link QUEUE_MODES}, on a free port with
+ * `token` and the signing keys `[current, next]`: its append-only file in a fresh temporary
+ * `--dir`, or its state on a fresh redis-server, either removed by `stop()`. `cpuMs()` is the CPU
+ * time the queue process has spent so far.
+ */
+export async function startQueueProcess(mode, { token, signingKeys: [current, next] }) {
+  const { dir } = await benchBuild()
+  const port = await freePort()
+  const redis = mode.redis ? await startRedis() : undefined
+  const data = redis || mode.args.includes('--no-persistence') ? undefined : mkdtempSync(path.join(os.tmpdir(), 'restis-bench-queue-'))
+  const state = redis ? ['--redis', redis.url] : data ? ['--dir', data, ...mode.args] : mode.args
+  const args = [path.join(dir, 'cli.mjs'), 'queue', '--port', String(port), '--token', token, '--current-signing-key', current, '--next-signing-key', next, ...state]
+  const proc = startChild(process.execPath, args)
+  await waitForPort(port, 30_000)
+  return {
+    url: `http://127.0.0.1:${port}`,
+    cpuMs: () => processCpuMs(proc.child.pid),
+    stop: async () => {
+      await proc.stop()
+      await redis?.stop()
+      if (data) rmSync(data, { recursive: true, force: true })
+    },
+  }
 }
 
 /** The ceiling: node:http answering a constant `{"result":"bar"}`. */

@@ -26,45 +26,18 @@
  * Run: nice -n -10 node bench/queue-workflows.mjs
  */
 
-import { mkdtempSync, rmSync } from 'node:fs'
 import { createServer } from 'node:http'
-import os from 'node:os'
-import path from 'node:path'
 import { Client as QueueClient, Receiver } from '@upstash/qstash'
 import { Client as WorkflowClient, serve } from '@upstash/workflow'
-import { benchBuild, fmt, freePort, main, processCpuMs, saveResults, startChild, startRedis, table, waitForPort } from './lib.mjs'
+import { envNumber, fmt, main, QUEUE_MODES, saveResults, startQueueProcess, table } from './lib.mjs'
 
-const RUNS = Number(process.env.BENCH_WF_RUNS ?? 1000)
-const SLEEP_S = Number(process.env.BENCH_WF_SLEEP ?? 2)
-const DEADLINE_S = Number(process.env.BENCH_WF_DEADLINE ?? 240)
+const RUNS = envNumber('BENCH_WF_RUNS', 1000)
+const SLEEP_S = envNumber('BENCH_WF_SLEEP', 2)
+const DEADLINE_S = envNumber('BENCH_WF_DEADLINE', 240)
 const TOKEN = 'bench-wf-token'
 const KEYS = ['sig_bench_wf_current', 'sig_bench_wf_next']
 
-const MODES = [
-  { name: 'in memory (--no-persistence)', args: ['--no-persistence'] },
-  { name: 'AOF, appendfsync always (default)', args: [] },
-  { name: 'redis-server (--redis)', redis: true },
-]
-
-async function startQueue(mode) {
-  const { dir } = await benchBuild()
-  const port = await freePort()
-  const data = mkdtempSync(path.join(os.tmpdir(), 'restis-bench-wf-'))
-  const redis = mode.redis ? await startRedis() : undefined
-  const state = redis ? ['--redis', redis.url] : mode.args.includes('--no-persistence') ? mode.args : ['--dir', data, ...mode.args]
-  const args = [path.join(dir, 'cli.mjs'), 'queue', '--port', String(port), '--token', TOKEN, '--current-signing-key', KEYS[0], '--next-signing-key', KEYS[1], ...state]
-  const proc = startChild(process.execPath, args)
-  await waitForPort(port, 30_000)
-  return {
-    url: `http://127.0.0.1:${port}`,
-    cpuMs: () => processCpuMs(proc.child.pid),
-    stop: async () => {
-      await proc.stop()
-      await redis?.stop()
-      rmSync(data, { recursive: true, force: true })
-    },
-  }
-}
+const MODES = [QUEUE_MODES.memory, QUEUE_MODES.aofAlways, QUEUE_MODES.redis]
 
 /** A Fetch handler on node:http; `onArrival(messageId)` sees each request as it arrives. */
 async function listenFetch(handler, onArrival) {
@@ -223,7 +196,7 @@ await main('bench:queue-workflows', async () => {
   const results = []
   const only = process.env.BENCH_WF_MODES?.split(',')
   for (const mode of MODES.filter((_, index) => !only || only.includes(String(index)))) {
-    const queue = await startQueue(mode)
+    const queue = await startQueueProcess(mode, { token: TOKEN, signingKeys: KEYS })
     try {
       const cpuStart = queue.cpuMs()
       const ownStart = process.cpuUsage()

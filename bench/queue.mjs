@@ -14,43 +14,17 @@
  * Run: node bench/queue.mjs
  */
 
-import { mkdtempSync, rmSync } from 'node:fs'
 import { createServer } from 'node:http'
-import os from 'node:os'
-import path from 'node:path'
-import { benchBuild, fmt, freePort, main, median, processCpuMs, saveResults, startChild, table, waitForPort } from './lib.mjs'
+import { benchBuild, envNumber, fmt, main, median, QUEUE_MODES, saveResults, startQueueProcess, table } from './lib.mjs'
 
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3)
-const RUNS = Number(process.env.BENCH_RUNS ?? 300)
-const STEPS = Number(process.env.BENCH_STEPS ?? 5)
-const PUBLISHES = Number(process.env.BENCH_PUBLISHES ?? 2000)
+const ROUNDS = envNumber('BENCH_ROUNDS', 3)
+const RUNS = envNumber('BENCH_RUNS', 300)
+const STEPS = envNumber('BENCH_STEPS', 5)
+const PUBLISHES = envNumber('BENCH_PUBLISHES', 2000)
 const TOKEN = 'bench-token'
 const KEYS = ['sig_bench_current', 'sig_bench_next']
 
-const MODES = [
-  { name: 'in memory (--no-persistence)', args: ['--no-persistence'] },
-  { name: 'AOF, appendfsync no', args: ['--appendfsync', 'no'] },
-  { name: 'AOF, appendfsync everysec', args: ['--appendfsync', 'everysec'] },
-  { name: 'AOF, appendfsync always (default)', args: [] },
-]
-
-async function startQueue(mode) {
-  const { dir } = await benchBuild()
-  const port = await freePort()
-  const data = mkdtempSync(path.join(os.tmpdir(), 'restis-bench-queue-'))
-  const dirArgs = mode.args.includes('--no-persistence') ? [] : ['--dir', data]
-  const args = [path.join(dir, 'cli.mjs'), 'queue', '--port', String(port), '--token', TOKEN, '--current-signing-key', KEYS[0], '--next-signing-key', KEYS[1], ...dirArgs, ...mode.args]
-  const proc = startChild(process.execPath, args)
-  await waitForPort(port, 30_000)
-  return {
-    url: `http://127.0.0.1:${port}`,
-    cpuMs: () => processCpuMs(proc.child.pid),
-    stop: async () => {
-      await proc.stop()
-      rmSync(data, { recursive: true, force: true })
-    },
-  }
-}
+const MODES = [QUEUE_MODES.memory, QUEUE_MODES.aofNo, QUEUE_MODES.aofEverysec, QUEUE_MODES.aofAlways]
 
 function percentile(sorted, p) {
   return sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))]
@@ -125,7 +99,7 @@ await main('bench:queue', async () => {
   for (let round = 0; round < ROUNDS; round++) {
     const order = round % 2 === 0 ? MODES : [...MODES].reverse()
     for (const mode of order) {
-      const queue = await startQueue(mode)
+      const queue = await startQueueProcess(mode, { token: TOKEN, signingKeys: KEYS })
       try {
         const cpuStart = queue.cpuMs()
         const publish = await publishLoad(queue)
