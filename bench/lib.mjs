@@ -132,6 +132,18 @@ export function envNumber(name, fallback) {
   return value
 }
 
+/**
+ * Calls `task(index)` for every index below `total`, at most `concurrency` calls in flight, each
+ * taking the next index as one ends; resolves when all have ended, rejects with the first failure.
+ */
+export async function inFlight(total, concurrency, task) {
+  let next = 0
+  const worker = async () => {
+    while (next < total) await task(next++)
+  }
+  await Promise.all(Array.from({ length: Math.min(concurrency, total) }, worker))
+}
+
 export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
 
 /** Resolves once something accepts TCP connections on `port`, or rejects after `timeoutMs`. */

@@ -29,7 +29,7 @@
 import { createServer } from 'node:http'
 import { Client as QueueClient, Receiver } from '@upstash/qstash'
 import { Client as WorkflowClient, serve } from '@upstash/workflow'
-import { envNumber, fmt, main, QUEUE_MODES, saveResults, startQueueProcess, table } from './lib.mjs'
+import { envNumber, fmt, inFlight, main, QUEUE_MODES, saveResults, startQueueProcess, table } from './lib.mjs'
 
 const RUNS = envNumber('BENCH_WF_RUNS', 1000)
 const SLEEP_S = envNumber('BENCH_WF_SLEEP', 2)
@@ -77,16 +77,10 @@ function percentile(sorted, p) {
 /** The queue's run detail of every run (20 requests in flight). */
 async function runDetails(queue, runIds) {
   const details = []
-  let next = 0
-  await Promise.all(
-    Array.from({ length: 20 }, async () => {
-      while (next < runIds.length) {
-        const id = runIds[next++]
-        const answer = await fetch(`${queue.url}/v2/dashboard/runs/${id}`, { headers: { authorization: `Bearer ${TOKEN}` } })
-        details.push(await answer.json())
-      }
-    }),
-  )
+  await inFlight(runIds.length, 20, async (index) => {
+    const answer = await fetch(`${queue.url}/v2/dashboard/runs/${runIds[index]}`, { headers: { authorization: `Bearer ${TOKEN}` } })
+    details.push(await answer.json())
+  })
   return details
 }
 
@@ -137,16 +131,10 @@ async function workflowLoad(queue) {
   const runIds = []
   try {
     const started = performance.now()
-    let next = 0
-    await Promise.all(
-      Array.from({ length: 50 }, async () => {
-        while (next < RUNS) {
-          const index = next++
-          const { workflowRunId } = await client.trigger({ url: `${endpoint.url}/wf`, body: { index }, retries: 3 })
-          runIds.push(workflowRunId)
-        }
-      }),
-    )
+    await inFlight(RUNS, 50, async (index) => {
+      const { workflowRunId } = await client.trigger({ url: `${endpoint.url}/wf`, body: { index }, retries: 3 })
+      runIds.push(workflowRunId)
+    })
     let timer
     const outOfTime = new Promise((resolve) => (timer = setTimeout(resolve, DEADLINE_S * 1000)))
     await Promise.race([everyRunReturned, outOfTime])

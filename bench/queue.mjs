@@ -15,7 +15,7 @@
  */
 
 import { createServer } from 'node:http'
-import { benchBuild, envNumber, fmt, main, median, QUEUE_MODES, saveResults, startQueueProcess, table } from './lib.mjs'
+import { benchBuild, envNumber, fmt, inFlight, main, median, QUEUE_MODES, saveResults, startQueueProcess, table } from './lib.mjs'
 
 const ROUNDS = envNumber('BENCH_ROUNDS', 3)
 const RUNS = envNumber('BENCH_RUNS', 300)
@@ -32,24 +32,18 @@ function percentile(sorted, p) {
 
 async function publishLoad(queue) {
   const latencies = []
-  let next = 0
   const started = performance.now()
-  await Promise.all(
-    Array.from({ length: 16 }, async () => {
-      while (next < PUBLISHES) {
-        const index = next++
-        const sent = performance.now()
-        const response = await fetch(`${queue.url}/v2/publish/http://127.0.0.1:9/never/${index}`, {
-          method: 'POST',
-          body: `message ${index}`,
-          headers: { authorization: `Bearer ${TOKEN}`, 'upstash-delay': '1h' },
-        })
-        await response.arrayBuffer()
-        if (response.status !== 201) throw new Error(`publish answered ${response.status}`)
-        latencies.push(performance.now() - sent)
-      }
-    }),
-  )
+  await inFlight(PUBLISHES, 16, async (index) => {
+    const sent = performance.now()
+    const response = await fetch(`${queue.url}/v2/publish/http://127.0.0.1:9/never/${index}`, {
+      method: 'POST',
+      body: `message ${index}`,
+      headers: { authorization: `Bearer ${TOKEN}`, 'upstash-delay': '1h' },
+    })
+    await response.arrayBuffer()
+    if (response.status !== 201) throw new Error(`publish answered ${response.status}`)
+    latencies.push(performance.now() - sent)
+  })
   const seconds = (performance.now() - started) / 1000
   latencies.sort((a, b) => a - b)
   return { perSecond: PUBLISHES / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99) }
@@ -74,18 +68,12 @@ async function workflowLoad(queue) {
   const endpoint = `http://127.0.0.1:${server.address().port}/workflow`
   try {
     const started = performance.now()
-    let next = 0
-    await Promise.all(
-      Array.from({ length: 50 }, async () => {
-        while (next < RUNS) {
-          next++
-          // through the queue: the endpoint verifies that the queue signed each request
-          const response = await fetch(`${queue.url}/v2/publish/${endpoint}`, { method: 'POST', body: '{}', headers: { authorization: `Bearer ${TOKEN}` } })
-          await response.arrayBuffer()
-          if (response.status !== 201) throw new Error(`start answered ${response.status}`)
-        }
-      }),
-    )
+    await inFlight(RUNS, 50, async () => {
+      // through the queue: the endpoint verifies that the queue signed each request
+      const response = await fetch(`${queue.url}/v2/publish/${endpoint}`, { method: 'POST', body: '{}', headers: { authorization: `Bearer ${TOKEN}` } })
+      await response.arrayBuffer()
+      if (response.status !== 201) throw new Error(`start answered ${response.status}`)
+    })
     await done
     return { runsPerSecond: RUNS / ((performance.now() - started) / 1000) }
   } finally {
