@@ -5,22 +5,12 @@
  */
 import type { Command } from '../../src/reply.js'
 import type { DiffCase } from './harness.js'
+import { mulberry32 } from './random-source.js'
 
 const bytes = (...values: number[]): Uint8Array => Uint8Array.from(values)
 const HASH = ['HSET', 'h', 'f', 'v'] as const
 
-/** mulberry32, seeded: the same cases on every run. */
-function prng(seed: number): () => number {
-  let state = seed >>> 0
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0
-    let t = state
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
-const random = prng(7001)
+const random = mulberry32(7001)
 const below = (n: number): number => Math.floor(random() * n)
 const pick = <T>(items: readonly T[]): T => items[below(items.length)]
 const randomBytes = (length: number, bias: readonly number[] = []): Uint8Array =>

@@ -5,6 +5,7 @@
  */
 import type { Command } from '../../src/reply.js'
 import { hashElement, pattern } from '../../src/executor/memory/hll/format.js'
+import { mulberry32 } from './random-source.js'
 
 /** The cached-cardinality field of a header: a value (valid cache) or `stale`. */
 export type Cache = bigint | 'stale'
@@ -63,20 +64,8 @@ export function elementWhere(prefix: string, accept: (index: number, runLength: 
   }
 }
 
-/** mulberry32, seeded: the same bytes on every run. */
-export function prng(seed: number): () => number {
-  let state = seed >>> 0
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0
-    let t = state
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
-
 /** `count` random binary elements of 0..`maxLength` bytes, every murmur tail length included. */
 export function binaryElements(seed: number, count: number, maxLength = 24): Uint8Array[] {
-  const random = prng(seed)
+  const random = mulberry32(seed)
   return Array.from({ length: count }, (_, i) => Uint8Array.from({ length: i % (maxLength + 1) }, () => Math.floor(random() * 256)))
 }

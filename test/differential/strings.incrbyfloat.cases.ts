@@ -6,20 +6,9 @@
  */
 import type { Command } from '../../src/reply.js'
 import type { DiffCase } from './harness.js'
+import { mulberry32 } from './random-source.js'
 
-/** mulberry32: small, fast, and the same sequence on every run. */
-function prng(seed: number): () => number {
-  let state = seed >>> 0
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0
-    let t = state
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
-
-const random = prng(20240611)
+const random = mulberry32(20240611)
 const below = (n: number): number => Math.floor(random() * n)
 const pick = <T>(items: readonly T[]): T => items[below(items.length)]
 const digits = (count: number): string => Array.from({ length: count }, () => String(below(10))).join('')

@@ -3,6 +3,7 @@ import { Engine, type EngineOptions } from '../../../src/executor/memory/engine.
 import type { Out } from '../../../src/executor/memory/command.js'
 import { ReplyError } from '../../../src/reply.js'
 import { entryBytes } from '../../../src/executor/memory/memory-accounting.js'
+import { mulberry32 } from '../../differential/random-source.js'
 
 /**
  * The memory bound (maxmemory and its eight policies), the per-key access clock behind OBJECT
@@ -21,21 +22,10 @@ afterEach(() => {
   for (const engine of engines.splice(0)) engine.close()
 })
 
-/** A small deterministic generator (mulberry32). */
-function seeded(seed: number): () => number {
-  let state = seed >>> 0
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0
-    let t = state
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
 
 function setup(options: EngineOptions = {}) {
   let now = START
-  const engine = new Engine({ clock: () => now, activeExpiryInterval: 0, random: seeded(7), ...options })
+  const engine = new Engine({ clock: () => now, activeExpiryInterval: 0, random: mulberry32(7), ...options })
   engines.push(engine)
   const session = engine.createSession()
   const run = (...argv: string[]): Out => engine.call(session, argv)
