@@ -8,46 +8,14 @@ import net from 'node:net'
 import { spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { Redis } from 'ioredis6'
-import { MemoryExecutor } from '../../src/executor/memory/memory-executor.js'
-import { serveResp, type RespServer } from '../../src/adapters/resp-server.js'
-import { liveSuiteName, redisServerSkipReason, startRedisServer, type RedisServer } from '../support/redis-server.js'
+import { RESP_TARGETS, respTargetTitle, type RunningTarget } from '../support/resp-targets.js'
 import { waitFor } from '../executor/socket/support.js'
-
-interface Target {
-  readonly port: number
-  /** Keys watched over every connection, where the target can tell (the memory engine). */
-  readonly watchedKeys: () => number | undefined
-  stop(): Promise<void>
-}
-
-async function memoryTarget(): Promise<Target> {
-  const executor = new MemoryExecutor({ activeExpiryInterval: 10 })
-  const server: RespServer = await serveResp(executor, { port: 0, maxClients: 20_000 })
-  return {
-    port: server.address.port,
-    watchedKeys: () => executor.engine.watches.count,
-    stop: async () => {
-      await server.close()
-      await executor.close()
-    },
-  }
-}
-
-async function redisTarget(): Promise<Target> {
-  const server: RedisServer = await startRedisServer({ args: ['--maxclients', '20000'] })
-  return { port: server.port, watchedKeys: () => undefined, stop: () => server.stop() }
-}
 
 const SWARM = fileURLToPath(new URL('../support/blocked-swarm.mjs', import.meta.url))
 
-const targets: [string, () => Promise<Target>, boolean][] = [
-  ['RESP listener over the memory engine', memoryTarget, false],
-  [liveSuiteName('redis-server 7.0'), redisTarget, redisServerSkipReason !== undefined],
-]
-
-for (const [name, start, skip] of targets) {
-  describe.skipIf(skip)(`blocking commands and WATCH: ${name}`, () => {
-    let target: Target
+for (const respTarget of RESP_TARGETS) {
+  describe.skipIf(respTarget.skip !== undefined)(`blocking commands and WATCH: ${respTargetTitle(respTarget)}`, () => {
+    let target: RunningTarget
     let clients: Redis[] = []
     let admin: Redis
 
@@ -69,7 +37,7 @@ for (const [name, start, skip] of targets) {
     const untilBlocked = (n: number): Promise<void> => waitFor(async () => (await blockedClients()) === n, `${n} blocked clients`)
 
     beforeAll(async () => {
-      target = await start()
+      target = await respTarget.start({ maxClients: 20_000, memory: { activeExpiryInterval: 10 } })
       admin = new Redis({ port: target.port, host: '127.0.0.1', protocol: 2 })
     })
     afterEach(async () => {
@@ -77,8 +45,8 @@ for (const [name, start, skip] of targets) {
       clients = []
       await untilBlocked(0)
       await admin.flushall()
-      const watched = target.watchedKeys()
-      if (watched !== undefined) await waitFor(() => target.watchedKeys() === 0, 'no watched keys')
+      const memory = target.memory
+      if (memory !== undefined) await waitFor(() => memory.engine.watches.count === 0, 'no watched keys')
     })
     afterAll(async () => {
       admin?.disconnect()

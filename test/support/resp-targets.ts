@@ -20,31 +20,42 @@
  * }
  * ```
  */
-import { MemoryExecutor } from '../../src/executor/memory/memory-executor.js'
+import { MemoryExecutor, type MemoryExecutorOptions } from '../../src/executor/memory/memory-executor.js'
 import { serveResp } from '../../src/adapters/resp-server.js'
 import { redisServerSkipReason, startRedisServer } from './redis-server.js'
 
 export interface RunningTarget {
   readonly port: number
+  /** The engine behind the listener, for what only it can tell (watched keys …); undefined on redis-server. */
+  readonly memory?: MemoryExecutor
   stop(): Promise<void>
+}
+
+/** What a suite may ask of both targets alike. */
+export interface RespTargetOptions {
+  /** The connection cap: the listener's `maxClients`, redis-server's `--maxclients`. */
+  readonly maxClients?: number
+  /** Options of the memory engine (the redis-server target has its own defaults). */
+  readonly memory?: MemoryExecutorOptions
 }
 
 export interface RespTarget {
   readonly name: string
   /** Why this target is skipped here, or undefined when it runs. */
   readonly skip: string | undefined
-  start(): Promise<RunningTarget>
+  start(options?: RespTargetOptions): Promise<RunningTarget>
 }
 
 export const RESP_TARGETS: readonly RespTarget[] = [
   {
     name: 'the RESP listener over the memory engine',
     skip: undefined,
-    async start() {
-      const memory = new MemoryExecutor()
-      const server = await serveResp(memory, { port: 0 })
+    async start(options = {}) {
+      const memory = new MemoryExecutor(options.memory)
+      const server = await serveResp(memory, { port: 0, ...(options.maxClients === undefined ? {} : { maxClients: options.maxClients }) })
       return {
         port: server.address.port,
+        memory,
         async stop() {
           await server.close()
           await memory.close()
@@ -55,8 +66,8 @@ export const RESP_TARGETS: readonly RespTarget[] = [
   {
     name: 'redis-server 7.0.15',
     skip: redisServerSkipReason,
-    async start() {
-      const server = await startRedisServer()
+    async start(options = {}) {
+      const server = await startRedisServer({ args: options.maxClients === undefined ? [] : ['--maxclients', String(options.maxClients)] })
       return { port: server.port, stop: () => server.stop() }
     },
   },
