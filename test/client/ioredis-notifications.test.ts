@@ -6,48 +6,26 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { Redis } from 'ioredis6'
-import { MemoryExecutor } from '../../src/executor/memory/memory-executor.js'
-import { serveResp, type RespServer } from '../../src/adapters/resp-server.js'
-import { liveSuiteName, redisServerSkipReason, startRedisServer, type RedisServer } from '../support/redis-server.js'
+import { RESP_TARGETS, respTargetTitle, type RunningTarget } from '../support/resp-targets.js'
 
-interface Target {
-  readonly name: string
-  port(): number
-}
+for (const respTarget of RESP_TARGETS) {
+  describe.skipIf(respTarget.skip !== undefined)(`ioredis 6 and keyspace events: ${respTargetTitle(respTarget)}`, () => {
+    let target: RunningTarget
+    beforeAll(async () => {
+      target = await respTarget.start()
+    })
+    afterAll(() => target?.stop())
 
-let memory: MemoryExecutor
-let listener: RespServer
-let redis: RedisServer | undefined
-
-beforeAll(async () => {
-  memory = new MemoryExecutor()
-  listener = await serveResp(memory, { port: 0 })
-  if (redisServerSkipReason === undefined) redis = await startRedisServer()
-})
-afterAll(async () => {
-  await listener?.close()
-  await memory?.close()
-  await redis?.stop()
-})
-
-const targets: Target[] = [
-  { name: 'RESP listener over the memory engine', port: () => listener.address.port },
-  { name: liveSuiteName('redis-server'), port: () => redis!.port },
-]
-
-for (const target of targets) {
-  const skip = target.name !== targets[0].name && redisServerSkipReason !== undefined
-  describe.skipIf(skip)(`ioredis 6 and keyspace events: ${target.name}`, () => {
-    test('a subscriber to __keyevent@0__:expired hears of a key whose TTL passed, with no read of the key', async () => {
-      const client = new Redis({ port: target.port(), host: '127.0.0.1', lazyConnect: true })
-      const subscriber = new Redis({ port: target.port(), host: '127.0.0.1', lazyConnect: true })
+  test('a subscriber to __keyevent@0__:expired hears of a key whose TTL passed, with no read of the key', async () => {
+      const client = new Redis({ port: target.port, host: '127.0.0.1', lazyConnect: true })
+      const subscriber = new Redis({ port: target.port, host: '127.0.0.1', lazyConnect: true })
       try {
         await client.connect()
         await subscriber.connect()
         expect(await client.config('SET', 'notify-keyspace-events', 'Ex')).toBe('OK')
         const expired = new Promise<[string, string]>((resolve) => subscriber.on('message', (channel: string, key: string) => resolve([channel, key])))
         expect(await subscriber.subscribe('__keyevent@0__:expired')).toBe(1)
-        const key = `ioredis-expiry-${target.port()}`
+        const key = `ioredis-expiry-${target.port}`
         expect(await client.set(key, 'v', 'PX', 30)).toBe('OK')
         expect(await expired).toEqual(['__keyevent@0__:expired', key])
         expect(await client.exists(key)).toBe(0)
@@ -59,13 +37,13 @@ for (const target of targets) {
     })
 
     test('keyspace events of one key arrive in command order on a pattern subscription', async () => {
-      const client = new Redis({ port: target.port(), host: '127.0.0.1', lazyConnect: true })
-      const subscriber = new Redis({ port: target.port(), host: '127.0.0.1', lazyConnect: true })
+      const client = new Redis({ port: target.port, host: '127.0.0.1', lazyConnect: true })
+      const subscriber = new Redis({ port: target.port, host: '127.0.0.1', lazyConnect: true })
       try {
         await client.connect()
         await subscriber.connect()
         await client.config('SET', 'notify-keyspace-events', 'K$lg')
-        const key = `ioredis-order-${target.port()}`
+        const key = `ioredis-order-${target.port}`
         const heard: string[] = []
         const done = new Promise<void>((resolve) =>
           subscriber.on('pmessage', (_pattern: string, _channel: string, event: string) => {
