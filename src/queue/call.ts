@@ -12,6 +12,7 @@
  */
 import { CALL_TYPE_HEADER, INIT_HEADER, RUN_ID_HEADER } from '../workflow/constants.js'
 import { StoreError, type MessageRecord, type NewMessage } from './store.js'
+import { sourceHeaderOf } from './callbacks.js'
 
 /** The header naming the callback URL. */
 export const CALLBACK_HEADER = 'Upstash-Callback'
@@ -111,8 +112,6 @@ export function checkCallTimeout(call: CallSettings, limitMs: number): void {
 export function callbackBody(message: MessageRecord, outcome: CallOutcome): string {
   const status = outcome.status ?? (outcome.timedOut ? 504 : 502)
   const body = outcome.status === undefined ? (outcome.error ?? 'no response') : outcome.body
-  const sourceHeader: Record<string, string[]> = {}
-  for (const [name, value] of Object.entries(message.headers)) sourceHeader[name] = [value]
   return JSON.stringify({
     status,
     header: outcome.header,
@@ -122,7 +121,7 @@ export function callbackBody(message: MessageRecord, outcome: CallOutcome): stri
     sourceMessageId: message.id,
     url: message.url,
     method: message.method,
-    sourceHeader,
+    sourceHeader: sourceHeaderOf(message),
     sourceBody: Buffer.from(message.body).toString('base64'),
     ...(message.runId ? { workflowRunId: message.runId } : {}),
   })

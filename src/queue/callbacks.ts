@@ -15,9 +15,17 @@ export interface DeliveredAnswer {
   readonly body: string
 }
 
-export function callbackBody(message: MessageRecord, answer: DeliveredAnswer, retried: number): string {
+/**
+ * The headers of the message a callback reports on, as callback bodies of every kind show them
+ * (`sourceHeader`): each name with the list of its values.
+ */
+export function sourceHeaderOf(message: MessageRecord): Record<string, string[]> {
   const sourceHeader: Record<string, string[]> = {}
   for (const [name, value] of Object.entries(message.headers)) sourceHeader[name] = [value]
+  return sourceHeader
+}
+
+export function callbackBody(message: MessageRecord, answer: DeliveredAnswer, retried: number): string {
   return JSON.stringify({
     status: answer.status,
     header: answer.header,
@@ -29,7 +37,7 @@ export function callbackBody(message: MessageRecord, answer: DeliveredAnswer, re
     endpointName: '',
     url: message.url,
     method: message.method,
-    sourceHeader,
+    sourceHeader: sourceHeaderOf(message),
     sourceBody: Buffer.from(message.body).toString('base64'),
     notBefore: message.dueAt,
     createdAt: message.createdAt,

@@ -24,6 +24,7 @@ import { MalformedDeliveryError } from '../workflow/errors.js'
 import { publishOptionsOf } from './publish-options.js'
 import { redactionOf } from './redact.js'
 import { StoreError, type MessageRecord, type NewMessage, type NewRun, type RunRecord } from './store.js'
+import { sourceHeaderOf } from './callbacks.js'
 
 const METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'])
 const RUN_ID = /^[A-Za-z0-9_.:-]{1,256}$/
@@ -291,8 +292,6 @@ export interface FailedAttempt {
 
 /** The body of a failure callback, in the hosted queue's shape. */
 export function failureCallbackBody(message: MessageRecord, run: RunRecord | undefined, failed: FailedAttempt): string {
-  const sourceHeader: Record<string, string[]> = {}
-  for (const [name, value] of Object.entries(message.headers)) sourceHeader[name] = [value]
   return JSON.stringify({
     status: failed.status,
     header: failed.header,
@@ -305,7 +304,7 @@ export function failureCallbackBody(message: MessageRecord, run: RunRecord | und
     endpointName: '',
     url: message.url,
     method: message.method,
-    sourceHeader,
+    sourceHeader: sourceHeaderOf(message),
     sourceBody: run ? run.sourceBody : Buffer.from(message.body).toString('base64'),
     notBefore: 0,
     createdAt: message.createdAt,

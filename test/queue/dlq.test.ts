@@ -65,6 +65,7 @@ describe('dead letters', () => {
     const failure = JSON.parse(callback.body)
     expect(failure).toMatchObject({ status: 503, sourceMessageId: messageId, url: `${target.url}/hook`, retried: 2, maxRetries: 1 })
     expect(Buffer.from(failure.sourceBody, 'base64').toString()).toBe('payload-1')
+    expect(failure.sourceHeader['x-trace']).toEqual(['trace-1'])
     expect(Buffer.from(failure.body, 'base64').toString()).toBe('{"error":"maintenance"}')
     expect(failure.header['x-reason']).toEqual(['maintenance'])
 
