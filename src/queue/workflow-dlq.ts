@@ -53,6 +53,18 @@ function retriesOf(headers: Headers): number | undefined {
   return retries
 }
 
+/** What a resume or restart request sets anew (undefined: keep the run's own). */
+interface NewSettings {
+  readonly flowControl: FlowControl | undefined
+  readonly retries: number | undefined
+}
+
+/** A run a resume or restart went on with, as the answer lists it. */
+interface ResumedRun {
+  readonly workflowRunId: string
+  readonly workflowCreatedAt: number
+}
+
 export function workflowDlqRoutes({ store, wake }: WorkflowDlqDeps): Route[] {
   /**
    * A resume's new settings: the failed step's message and the run take the retries; the step
@@ -67,30 +79,32 @@ export function workflowDlqRoutes({ store, wake }: WorkflowDlqDeps): Route[] {
     if (commands.length > 0) await store.multi(commands)
   }
 
-  async function resume({ request, query }: ApiCall): Promise<HttpResponse> {
+  /**
+   * A resume or restart: the request's new settings, then `act` on each selected dead workflow
+   * step in turn; answers the runs `act` went on with, and wakes the worker when there are any.
+   */
+  async function forEachSelectedRun({ request, query }: ApiCall, act: (id: string, run: RunRecord, settings: NewSettings) => Promise<ResumedRun>): Promise<HttpResponse> {
     const headers = fetchHeaders(request.headers)
-    const flowControl = flowControlOf(headers)
-    const retries = retriesOf(headers)
+    const settings: NewSettings = { flowControl: flowControlOf(headers), retries: retriesOf(headers) }
     const { ids, more } = await dlqSelection(store, query, 'workflow')
-    const workflowRuns: { workflowRunId: string; workflowCreatedAt: number }[] = []
+    const workflowRuns: ResumedRun[] = []
     for (const id of ids) {
       const { run } = await deadWorkflowMessage(store, id)
-      await applyToRun(run, id, flowControl, retries)
-      await store.replay(id)
-      workflowRuns.push({ workflowRunId: run.id, workflowCreatedAt: run.createdAt })
+      workflowRuns.push(await act(id, run, settings))
     }
     if (workflowRuns.length > 0) wake()
     return jsonResponse(200, { workflowRuns, ...(more ? { cursor: 'next' } : {}) })
   }
 
-  async function restart({ request, query }: ApiCall): Promise<HttpResponse> {
-    const headers = fetchHeaders(request.headers)
-    const flowControl = flowControlOf(headers)
-    const retries = retriesOf(headers)
-    const { ids, more } = await dlqSelection(store, query, 'workflow')
-    const workflowRuns: { workflowRunId: string; workflowCreatedAt: number }[] = []
-    for (const id of ids) {
-      const { run } = await deadWorkflowMessage(store, id)
+  const resume = (call: ApiCall): Promise<HttpResponse> =>
+    forEachSelectedRun(call, async (id, run, { flowControl, retries }) => {
+      await applyToRun(run, id, flowControl, retries)
+      await store.replay(id)
+      return { workflowRunId: run.id, workflowCreatedAt: run.createdAt }
+    })
+
+  const restart = (call: ApiCall): Promise<HttpResponse> =>
+    forEachSelectedRun(call, async (id, run, { flowControl, retries }) => {
       const init = await store.loadMessage(run.initMessageId)
       if (!init) throw new StoreError(`the start message of workflow run ${run.id} is gone; it cannot be restarted`, 400)
       const runId = newRunId()
@@ -116,11 +130,8 @@ export function workflowDlqRoutes({ store, wake }: WorkflowDlqDeps): Route[] {
       )
       await store.deleteDlq(id)
       const created = await store.loadRun(runId)
-      workflowRuns.push({ workflowRunId: runId, workflowCreatedAt: created?.createdAt ?? Date.now() })
-    }
-    if (workflowRuns.length > 0) wake()
-    return jsonResponse(200, { workflowRuns, ...(more ? { cursor: 'next' } : {}) })
-  }
+      return { workflowRunId: runId, workflowCreatedAt: created?.createdAt ?? Date.now() }
+    })
 
   /** The dead letter may be the failure callback itself or the failed step whose callback failed. */
   async function retryFailureCallback({ params }: ApiCall): Promise<HttpResponse> {
