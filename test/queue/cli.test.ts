@@ -12,7 +12,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { serve } from '../../src/workflow/index.js'
 import { liveSuiteName, redisServerSkipReason, startRedisServer, type RedisServer } from '../support/redis-server.js'
-import { Counter, listenFetch } from './support.js'
+import { Counter, heldStepWorkflow, listenFetch } from './support.js'
 import { runQueueCli, startQueueCli, stopProcess, type QueueProcess } from './queue-process.js'
 
 type Started = QueueProcess
@@ -172,24 +172,8 @@ describe.skipIf(redisServerSkipReason !== undefined)(liveSuiteName('restis queue
     const first = await startQueueCli(['--port', '0', ...args])
     const port = new URL(first.url).port
     const counter = new Counter()
-    let entered!: () => void
-    const inStep = new Promise<void>((resolve) => (entered = resolve))
-    let release!: () => void
-    const gate = new Promise<void>((resolve) => (release = resolve))
-    const endpoint = await listenFetch(
-      serve(
-        async (context) => {
-          const a = await context.run('a', () => counter.hit('a'))
-          const b = await context.run('b', async () => {
-            entered()
-            await gate
-            return counter.hit('b')
-          })
-          return [a, b, await context.run('c', () => counter.hit('c'))]
-        },
-        { queueUrl: first.url, token: 'shared', currentSigningKey: 'sig_k1', nextSigningKey: 'sig_k2', env: {} },
-      ),
-    )
+    const { body, inStep, release } = heldStepWorkflow(counter)
+    const endpoint = await listenFetch(serve(body, { queueUrl: first.url, token: 'shared', currentSigningKey: 'sig_k1', nextSigningKey: 'sig_k2', env: {} }))
     let second: Started | undefined
     try {
       const published = await fetch(`${first.url}/v2/publish/${endpoint.url}/wf`, { method: 'POST', body: '{}', headers: { authorization: 'Bearer shared' } })

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { SocketExecutor } from '../../src/executor/socket/index.js'
 import { serve } from '../../src/workflow/index.js'
 import { liveSuiteName, redisServerSkipReason, startRedisServer, type RedisServer } from '../support/redis-server.js'
-import { Counter, listenFetch, startQueue, TOKEN } from './support.js'
+import { Counter, heldStepWorkflow, listenFetch, startQueue, TOKEN } from './support.js'
 
 describe.skipIf(redisServerSkipReason !== undefined)(liveSuiteName('queue state in a real Redis'), () => {
   let redis: RedisServer
@@ -69,25 +69,8 @@ describe.skipIf(redisServerSkipReason !== undefined)(liveSuiteName('queue state 
     const first = await startQueue({ executor: firstExecutor, prefix, leaseMs: 400 })
     const port = Number(new URL(first.url).port)
     const counter = new Counter()
-    let entered!: () => void
-    const inStep = new Promise<void>((resolve) => (entered = resolve))
-    let release!: () => void
-    const gate = new Promise<void>((resolve) => (release = resolve))
-    const endpoint = await listenFetch(
-      serve(
-        async (context) => {
-          const a = await context.run('a', () => counter.hit('a'))
-          const b = await context.run('b', async () => {
-            entered()
-            await gate
-            return counter.hit('b')
-          })
-          const c = await context.run('c', () => counter.hit('c'))
-          return [a, b, c]
-        },
-        { queueUrl: first.url, token: TOKEN, env: {} },
-      ),
-    )
+    const { body, inStep, release } = heldStepWorkflow(counter)
+    const endpoint = await listenFetch(serve(body, { queueUrl: first.url, token: TOKEN, env: {} }))
     const secondExecutor = new SocketExecutor({ url: redis.url })
     let second: Awaited<ReturnType<typeof startQueue>> | undefined
     try {

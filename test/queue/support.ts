@@ -107,3 +107,26 @@ export async function until<T>(check: () => T | undefined | Promise<T | undefine
     await new Promise((resolve) => setTimeout(resolve, 10))
   }
 }
+
+/**
+ * A three-step workflow body (steps a, b and c, each counted in `counter`) whose step b waits,
+ * each time it runs, until `release()`: `inStep` resolves when b first starts, so a test can
+ * stop the queue while a step is running. The run returns the three counts.
+ */
+export function heldStepWorkflow(counter: Counter) {
+  let entered!: () => void
+  const inStep = new Promise<void>((resolve) => (entered = resolve))
+  let release!: () => void
+  const gate = new Promise<void>((resolve) => (release = resolve))
+  const body = async (context: { run<T>(name: string, fn: () => T | Promise<T>): Promise<T> }): Promise<number[]> => {
+    const a = await context.run('a', () => counter.hit('a'))
+    const b = await context.run('b', async () => {
+      entered()
+      await gate
+      return counter.hit('b')
+    })
+    const c = await context.run('c', () => counter.hit('c'))
+    return [a, b, c]
+  }
+  return { body, inStep, release }
+}
