@@ -419,6 +419,22 @@ const CLOCK_TICKS = (() => {
 })()
 
 /**
+ * The esbuild settings of every bundle a suite measures (the bench build, and a baseline
+ * revision's in resp-cpu.mjs), so that two builds differ only in their sources.
+ */
+export const BUNDLE_OPTIONS = {
+  outExtension: { '.js': '.mjs' },
+  bundle: true,
+  splitting: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  packages: 'external',
+  loader: { '.lua': 'text', '.html': 'text' },
+  logLevel: 'error',
+}
+
+/**
  * Builds the sources the suites measure, once per run: an esbuild bundle of the CLI and of the
  * `resp`, `memory` and `socket` entry points into temp/bench-build/ (git-ignored), as tsup
  * builds dist/ (no `keepNames`; tsx adds a `__name` call for every named closure created, which
@@ -443,16 +459,8 @@ export async function benchBuild() {
         workflow: 'src/workflow/index.ts',
       },
       outdir: dir,
-      outExtension: { '.js': '.mjs' },
-      bundle: true,
-      splitting: true,
-      format: 'esm',
-      platform: 'node',
-      target: 'node20',
-      packages: 'external',
+      ...BUNDLE_OPTIONS,
       sourcemap: true,
-      loader: { '.lua': 'text', '.html': 'text' },
-      logLevel: 'error',
     })
     process.env.RESTIS_BENCH_BUILD = dir
     const built = dir

@@ -23,7 +23,7 @@ import { execFileSync } from 'node:child_process'
 import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { ROOT, ensureTools, fmt, freePort, main, median, parseRedisBenchmarkQuiet, processCpuMs, ratio, runRedisBenchmark, saveResults, startChild, startRedis, startRestis, table, waitForPort } from './lib.mjs'
+import { BUNDLE_OPTIONS, ROOT, ensureTools, fmt, freePort, main, median, parseRedisBenchmarkQuiet, processCpuMs, ratio, runRedisBenchmark, saveResults, startChild, startRedis, startRestis, table, waitForPort } from './lib.mjs'
 import { summarize } from './profile.mjs'
 
 const PIPELINE = Number(process.env.BENCH_RESP_PIPELINE ?? 16)
@@ -56,15 +56,7 @@ async function startBaseline(rev, { respPort, token }) {
     absWorkingDir: dir,
     entryPoints: { cli: 'src/cli.ts' },
     outdir: path.join(dir, 'build'),
-    outExtension: { '.js': '.mjs' },
-    bundle: true,
-    splitting: true,
-    format: 'esm',
-    platform: 'node',
-    target: 'node20',
-    packages: 'external',
-    loader: { '.lua': 'text', '.html': 'text' },
-    logLevel: 'error',
+    ...BUNDLE_OPTIONS,
   })
   const port = await freePort()
   const args = [path.join(dir, 'build', 'cli.mjs'), '--port', String(port), '--token', token, '--no-persistence', '--resp-port', String(respPort)]
