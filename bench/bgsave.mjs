@@ -7,7 +7,7 @@
  * while a second connection starts BGSAVE and polls INFO until the save ended. Reported: p50,
  * p99 and max of the GETs issued while the save ran, the save's duration, and the same figures
  * with no save running as the baseline. Node has no fork(): restis writes its snapshot in slices
- * of about 2 ms between event-loop turns, so a GET waits at most for one slice.
+ * of about 1 ms between event-loop turns, so a GET waits at most for one slice.
  *
  * The same figures for BGREWRITEAOF (`BENCH_BGSAVE_OPERATIONS=BGREWRITEAOF`): both servers run
  * with `--appendonly yes --appendfsync everysec` and automatic rewrites off; restis writes the

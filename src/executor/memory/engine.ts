@@ -753,7 +753,11 @@ export class Engine {
     evictor.samples = Number(config.get('maxmemory-samples') ?? '5')
     const keyspace = this.keyspace
     // Every policy but the LFU ones keeps the LRU clock, as Redis does: OBJECT IDLETIME answers.
-    keyspace.useClock(policy.endsWith('-lfu') ? 'lfu' : 'lru', this.databases)
+    const clock = policy.endsWith('-lfu') ? 'lfu' : 'lru'
+    // A switch drops every stamp, and with them the marks a running snapshot keeps of the keys it
+    // wrote (`persistence/snapshot-marks.ts`): such snapshots complete first.
+    if (clock !== keyspace.clock && keyspace.snapshotMark !== 0) this.beforeKeyspaceChange()
+    keyspace.useClock(clock, this.databases)
     keyspace.lfuLogFactor = Number(config.get('lfu-log-factor') ?? '10')
     keyspace.lfuDecayTime = Number(config.get('lfu-decay-time') ?? '1')
   }

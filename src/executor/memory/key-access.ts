@@ -15,6 +15,14 @@ const LRU_CLOCK_MASK = 0xffffff
 /** LFU stamps keep the minute of the last decrement in 16 bits. */
 const LFU_MINUTES_MASK = 0xffff
 const LFU_COUNTER_MAX = 255
+/** The bits of an access stamp that hold the clock: LRU seconds, or LFU minute and counter. */
+export const STAMP_CLOCK_BITS = 0xffffff
+/**
+ * The bits above the clock: the mark of the snapshot that last wrote the key
+ * (`persistence/snapshot-marks.ts`). Six bits, so a stamp stays a small integer on every V8 build
+ * (31-bit Smis): stored in the Map as it is, with no allocation.
+ */
+export const SNAPSHOT_MARK_BITS = 0x3f000000
 
 /** Which access clock the keys carry: none, LRU seconds, or LFU counters. */
 export type AccessClock = 'off' | 'lru' | 'lfu'
@@ -25,6 +33,11 @@ export class KeyspaceState {
    * other (as Redis's object header does). `off` only until the engine applies its policy.
    */
   clock: AccessClock = 'off'
+  /**
+   * The mark (in {@link SNAPSHOT_MARK_BITS}) of the snapshot that records the keys it wrote in
+   * their stamps, while it runs; 0 otherwise. While set, accesses and overwrites keep a key's mark.
+   */
+  snapshotMark = 0
   /** Set while a command of a CLIENT NO-TOUCH client runs: lookups leave the clock alone. */
   noTouch = false
   /**

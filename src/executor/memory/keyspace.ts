@@ -7,7 +7,7 @@
 
 import { MinHeap } from './lib/min-heap.js'
 import { SpillMap } from './lib/spill-map.js'
-import { KeyspaceState, NEW_KEY_LFU_COUNTER, lfuDecayed, lfuIncremented } from './key-access.js'
+import { KeyspaceState, NEW_KEY_LFU_COUNTER, SNAPSHOT_MARK_BITS, STAMP_CLOCK_BITS, lfuDecayed, lfuIncremented } from './key-access.js'
 import { EXPIRE_ENTRY_BYTES, entryBytes } from './memory-accounting.js'
 import { NOTIFY_EXPIRED, NOTIFY_KEY_MISS, NOTIFY_NEW } from './notify.js'
 
@@ -143,10 +143,24 @@ export class Database {
   private touch(key: string, value: Value): void {
     const shared = this.shared
     if (shared.clock !== 'off' && !shared.noTouch) {
-      if (shared.clock === 'lfu') this.access.set(key, lfuIncremented(this.access.get(key) ?? shared.lfuStamp(NEW_KEY_LFU_COUNTER), shared))
-      else this.access.set(key, shared.lruClock)
+      if (shared.clock === 'lfu') this.touchLfu(key, shared)
+      else if (shared.snapshotMark === 0) this.access.set(key, shared.lruClock)
+      else this.restampKeepingMark(key, shared.lruClock)
     }
     if (typeof value !== 'string') shared.noteTyped(this, key)
+  }
+
+  /** An LFU access: the counter decays and rises; the stamp's snapshot mark stays. */
+  private touchLfu(key: string, shared: KeyspaceState): void {
+    const stamp = this.access.get(key)
+    if (stamp === undefined) this.access.set(key, lfuIncremented(shared.lfuStamp(NEW_KEY_LFU_COUNTER), shared))
+    else this.access.set(key, lfuIncremented(stamp & STAMP_CLOCK_BITS, shared) | (stamp & SNAPSHOT_MARK_BITS))
+  }
+
+  /** Sets the clock part of `key`'s stamp, keeping the mark of a running snapshot (`persistence/snapshot-marks.ts`). */
+  private restampKeepingMark(key: string, clock: number): void {
+    const stamp = this.access.get(key)
+    this.access.set(key, stamp === undefined ? clock : clock | (stamp & SNAPSHOT_MARK_BITS))
   }
 
   /**
@@ -155,7 +169,7 @@ export class Database {
    */
   idleSeconds(key: string): number {
     // A key not accessed since the clock started counts as idle since then.
-    const stamp = this.access.get(key) ?? this.shared.clockStartedAt
+    const stamp = (this.access.get(key) ?? this.shared.clockStartedAt) & STAMP_CLOCK_BITS
     const clock = this.shared.lruClock
     return clock >= stamp ? clock - stamp : clock + (LRU_CLOCK_MAX - stamp)
   }
@@ -166,14 +180,14 @@ export class Database {
    */
   setAccess(key: string, idleSeconds: number | undefined, frequency: number | undefined): void {
     const shared = this.shared
-    if (shared.clock === 'lfu' && frequency !== undefined) this.access.set(key, shared.lfuStamp(frequency))
-    else if (shared.clock === 'lru' && idleSeconds !== undefined) this.access.set(key, shared.lruStampIdleFor(idleSeconds))
+    if (shared.clock === 'lfu' && frequency !== undefined) this.restampKeepingMark(key, shared.lfuStamp(frequency))
+    else if (shared.clock === 'lru' && idleSeconds !== undefined) this.restampKeepingMark(key, shared.lruStampIdleFor(idleSeconds))
   }
 
   /** OBJECT FREQ: the LFU counter of `key` after the decay due since its last decrement. */
   frequency(key: string): number {
     const stamp = this.access.get(key)
-    return stamp === undefined ? NEW_KEY_LFU_COUNTER : lfuDecayed(stamp, this.shared)
+    return stamp === undefined ? NEW_KEY_LFU_COUNTER : lfuDecayed(stamp & STAMP_CLOCK_BITS, this.shared)
   }
 
   /** Deletes `key` because its TTL has passed. */
@@ -245,8 +259,10 @@ export class Database {
     }
     this.usedBytes += delta
     shared.usedBytes += delta
-    if (shared.clock === 'lru') this.access.set(key, shared.lruClock)
-    else if (shared.clock === 'lfu' && old === undefined) this.access.set(key, shared.lfuStamp(NEW_KEY_LFU_COUNTER))
+    if (shared.clock === 'lru') {
+      if (shared.snapshotMark === 0 || old === undefined) this.access.set(key, shared.lruClock)
+      else this.restampKeepingMark(key, shared.lruClock)
+    } else if (shared.clock === 'lfu' && old === undefined) this.access.set(key, shared.lfuStamp(NEW_KEY_LFU_COUNTER))
     // A key added reports `new` (Redis's dbAdd), before the event of the command that added it.
     if (old === undefined) {
       const notifier = shared.notifier
