@@ -43,9 +43,10 @@ export const MAX_SCALE = 3
 /**
  * Share of the gap a falling ratio closes per reading (a rising one closes all of it). Under
  * eviction the heap's sawtooth (a collection of the old generation, a hash table rebuilt) takes
- * tens of thousands of writes; a faster fall forgot a peak between two and let the dataset regrow.
+ * tens of thousands of writes; a faster fall (1/16, 1/256) forgot a peak between two and let the
+ * dataset regrow, and the regrown keys' eviction made the next peak (docs/benchmarks.md).
  */
-const FALL_RATE = 1 / 256
+const FALL_RATE = 1 / 1024
 /** Bytes a key adds under a limit for the slots replaced keys leave in its two hash tables. */
 export const TABLE_CHURN_BYTES = 2 * 2 * 28
 

@@ -66,11 +66,11 @@ describe('HeapFootprint', () => {
     footprint.measure(64 * MB, 0)
     expect(footprint.scale).toBeGreaterThan(1.99)
     expect(footprint.scale).toBeLessThan(2)
-    // One trough of the sawtooth does not forget the peak: 64 readings (16,384 checks) later
+    // One trough of the sawtooth does not forget the peak: 256 readings (65,536 checks) later
     // the scale has closed less than a quarter of the gap.
-    for (let i = 0; i < 64; i++) footprint.measure(64 * MB, 0)
+    for (let i = 0; i < 256; i++) footprint.measure(64 * MB, 0)
     expect(footprint.scale).toBeGreaterThan(1.75)
-    for (let i = 0; i < 4000; i++) footprint.measure(64 * MB, 0)
+    for (let i = 0; i < 16_000; i++) footprint.measure(64 * MB, 0)
     expect(footprint.scale).toBeCloseTo(1, 3)
     heap.bytes = 50 * MB
     footprint.measure(64 * MB, 0)
