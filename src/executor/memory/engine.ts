@@ -766,6 +766,9 @@ export class Engine {
     return this.baselineMemory + this.footprint.scaled(this.keyspace.usedBytes, this.limitedKeyCount())
   }
 
+  /** {@link limitedKeyCount}, bound once: the footprint calls it only when it measures. */
+  private readonly countKeys = (): number => this.limitedKeyCount()
+
   /** Keys of every database while a limit is set (the footprint counts their table slots), else 0. */
   private limitedKeyCount(): number {
     if (!this.footprint.active) return 0
@@ -776,7 +779,7 @@ export class Engine {
 
   /** Before a memory check: the footprint's scale is refreshed every so many checks. */
   sampleMemory(): void {
-    this.footprint.tick(this.keyspace.usedBytes, this.limitedKeyCount())
+    this.footprint.tick(this.keyspace.usedBytes, this.countKeys)
   }
 
   /** A key eviction is about to remove: running snapshots write it first. */

@@ -118,8 +118,11 @@ export class HeapFootprint {
     return Math.round((datasetBytes + keys * TABLE_CHURN_BYTES) * this.scale)
   }
 
-  /** Called before each memory check: every {@link MEASURE_EVERY} calls, measures again. */
-  tick(datasetBytes: number, keys: number): void {
+  /**
+   * Called before each memory check: every {@link MEASURE_EVERY} calls, measures again. The keys
+   * are counted only then (`countKeys` walks the databases).
+   */
+  tick(datasetBytes: number, countKeys: () => number): void {
     if (!this.active) return
     if (!this.calibrated) {
       if (datasetBytes < MIN_CALIBRATION_BYTES) return
@@ -128,7 +131,7 @@ export class HeapFootprint {
     }
     if (--this.countdown > 0) return
     this.countdown = MEASURE_EVERY
-    this.measure(datasetBytes, keys)
+    this.measure(datasetBytes, countKeys())
   }
 
   /** Reads the footprint and moves the scale towards footprint / estimate. */

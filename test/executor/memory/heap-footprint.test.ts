@@ -26,7 +26,7 @@ describe('HeapFootprint', () => {
   test('reads nothing while no limit is set, and scales by 1', () => {
     const { heap, footprint } = fakeHeap(100 * MB)
     heap.bytes = 500 * MB
-    for (let i = 0; i < 4 * MEASURE_EVERY; i++) footprint.tick(64 * MB, 1000)
+    for (let i = 0; i < 4 * MEASURE_EVERY; i++) footprint.tick(64 * MB, () => 1000)
     expect(heap.reads).toBe(0)
     expect(footprint.scaled(1000, 10)).toBe(1000)
   })
@@ -35,12 +35,12 @@ describe('HeapFootprint', () => {
     const { heap, footprint } = fakeHeap(100 * MB)
     footprint.setActive(true)
     heap.bytes = 100 * MB + 96 * MB
-    footprint.tick(64 * MB, 0)
+    footprint.tick(64 * MB, () => 0)
     expect(heap.reads).toBe(1)
     expect(footprint.scale).toBe(1.5)
-    for (let i = 0; i < MEASURE_EVERY - 1; i++) footprint.tick(64 * MB, 0)
+    for (let i = 0; i < MEASURE_EVERY - 1; i++) footprint.tick(64 * MB, () => 0)
     expect(heap.reads).toBe(1)
-    footprint.tick(64 * MB, 0)
+    footprint.tick(64 * MB, () => 0)
     expect(heap.reads).toBe(2)
     expect(footprint.scaled(10 * MB, 0)).toBe(15 * MB)
   })
@@ -51,7 +51,7 @@ describe('HeapFootprint', () => {
     const keys = 100_000
     const tables = keys * TABLE_CHURN_BYTES
     heap.bytes = 2 * (64 * MB + tables)
-    footprint.tick(64 * MB, keys)
+    footprint.tick(64 * MB, () => keys)
     expect(footprint.scale).toBe(2)
     expect(footprint.scaled(64 * MB, keys)).toBe(2 * (64 * MB + tables))
   })
@@ -85,7 +85,7 @@ describe('HeapFootprint', () => {
     footprint.setActive(true)
     heap.bytes = 64 * MB
     footprint.measure(MIN_CALIBRATION_BYTES - 1, 1000)
-    footprint.tick(MIN_CALIBRATION_BYTES - 1, 1000)
+    footprint.tick(MIN_CALIBRATION_BYTES - 1, () => 1000)
     expect(heap.reads).toBe(0)
     expect(footprint.scale).toBe(1)
     expect(footprint.scaled(MIN_CALIBRATION_BYTES - 1, 1000)).toBe(MIN_CALIBRATION_BYTES - 1)
@@ -97,18 +97,18 @@ describe('HeapFootprint', () => {
     // Below the calibration size the estimate is used as it is, as with a small limit.
     expect(footprint.scaled(MB, 10)).toBe(MB)
     heap.bytes = 80 * MB
-    footprint.tick(64 * MB, 0)
+    footprint.tick(64 * MB, () => 0)
     expect(heap.reads).toBe(0)
     expect(footprint.scaled(64 * MB, 0)).toBe(MAX_SCALE * 64 * MB)
     // The first eviction leaves 3 keys: the hold ends after 3 more evictions.
     footprint.evicted(3)
     footprint.evicted(2)
     expect(footprint.holding).toBe(true)
-    for (let i = 0; i < MEASURE_EVERY; i++) footprint.tick(64 * MB, 0)
+    for (let i = 0; i < MEASURE_EVERY; i++) footprint.tick(64 * MB, () => 0)
     expect(heap.reads).toBe(0)
     footprint.evicted(1)
     expect(footprint.holding).toBe(false)
-    for (let i = 0; i < MEASURE_EVERY; i++) footprint.tick(64 * MB, 0)
+    for (let i = 0; i < MEASURE_EVERY; i++) footprint.tick(64 * MB, () => 0)
     expect(heap.reads).toBe(1)
     expect(footprint.scale).toBeLessThan(MAX_SCALE)
     expect(footprint.scale).toBeGreaterThan(1.25)
@@ -118,7 +118,7 @@ describe('HeapFootprint', () => {
     const { heap, footprint } = fakeHeap(0)
     footprint.setActive(true, false)
     heap.bytes = 80 * MB
-    footprint.tick(64 * MB, 0)
+    footprint.tick(64 * MB, () => 0)
     expect(footprint.holding).toBe(false)
     expect(footprint.scale).toBe(1.25)
   })
