@@ -766,20 +766,14 @@ export class Engine {
     return this.baselineMemory + this.footprint.scaled(this.keyspace.usedBytes, this.limitedKeyCount())
   }
 
-  /** {@link limitedKeyCount}, bound once: the footprint calls it only when it measures. */
-  private readonly countKeys = (): number => this.limitedKeyCount()
-
   /** Keys of every database while a limit is set (the footprint counts their table slots), else 0. */
   private limitedKeyCount(): number {
-    if (!this.footprint.active) return 0
-    let keys = 0
-    for (const db of this.databases) keys += db.size
-    return keys
+    return this.footprint.active ? this.keyspace.keys : 0
   }
 
   /** Before a memory check: the footprint's scale is refreshed every so many checks. */
   sampleMemory(): void {
-    this.footprint.tick(this.keyspace.usedBytes, this.countKeys)
+    this.footprint.tick(this.keyspace.usedBytes, this.keyspace.keys)
   }
 
   /** A key eviction is about to remove: running snapshots write it first. */

@@ -118,11 +118,8 @@ export class HeapFootprint {
     return Math.round((datasetBytes + keys * TABLE_CHURN_BYTES) * this.scale)
   }
 
-  /**
-   * Called before each memory check: every {@link MEASURE_EVERY} calls, measures again. The keys
-   * are counted only then (`countKeys` walks the databases).
-   */
-  tick(datasetBytes: number, countKeys: () => number): void {
+  /** Called before each memory check: every {@link MEASURE_EVERY} calls, measures again. */
+  tick(datasetBytes: number, keys: number): void {
     if (!this.active) return
     if (!this.calibrated) {
       if (datasetBytes < MIN_CALIBRATION_BYTES) return
@@ -131,7 +128,7 @@ export class HeapFootprint {
     }
     if (--this.countdown > 0) return
     this.countdown = MEASURE_EVERY
-    this.measure(datasetBytes, countKeys())
+    this.measure(datasetBytes, keys)
   }
 
   /** Reads the footprint and moves the scale towards footprint / estimate. */

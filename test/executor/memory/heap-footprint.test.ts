@@ -26,7 +26,7 @@ describe('HeapFootprint', () => {
   test('reads nothing while no limit is set, and scales by 1', () => {
     const { heap, footprint } = fakeHeap(100 * MB)
     heap.bytes = 500 * MB
-    for (let i = 0; i < 4 * MEASURE_EVERY; i++) footprint.tick(64 * MB, () => 1000)
+    for (let i = 0; i < 4 * MEASURE_EVERY; i++) footprint.tick(64 * MB, 1000)
     expect(heap.reads).toBe(0)
     expect(footprint.scaled(1000, 10)).toBe(1000)
   })
@@ -35,12 +35,12 @@ describe('HeapFootprint', () => {
     const { heap, footprint } = fakeHeap(100 * MB)
     footprint.setActive(true)
     heap.bytes = 100 * MB + 96 * MB
-    footprint.tick(64 * MB, () => 0)
+    footprint.tick(64 * MB, 0)
     expect(heap.reads).toBe(1)
     expect(footprint.scale).toBe(1.5)
-    for (let i = 0; i < MEASURE_EVERY - 1; i++) footprint.tick(64 * MB, () => 0)
+    for (let i = 0; i < MEASURE_EVERY - 1; i++) footprint.tick(64 * MB, 0)
     expect(heap.reads).toBe(1)
-    footprint.tick(64 * MB, () => 0)
+    footprint.tick(64 * MB, 0)
     expect(heap.reads).toBe(2)
     expect(footprint.scaled(10 * MB, 0)).toBe(15 * MB)
   })
@@ -51,7 +51,7 @@ describe('HeapFootprint', () => {
     const keys = 100_000
     const tables = keys * TABLE_CHURN_BYTES
     heap.bytes = 2 * (64 * MB + tables)
-    footprint.tick(64 * MB, () => keys)
+    footprint.tick(64 * MB, keys)
     expect(footprint.scale).toBe(2)
     expect(footprint.scaled(64 * MB, keys)).toBe(2 * (64 * MB + tables))
   })
@@ -85,7 +85,7 @@ describe('HeapFootprint', () => {
     footprint.setActive(true)
     heap.bytes = 64 * MB
     footprint.measure(MIN_CALIBRATION_BYTES - 1, 1000)
-    footprint.tick(MIN_CALIBRATION_BYTES - 1, () => 1000)
+    footprint.tick(MIN_CALIBRATION_BYTES - 1, 1000)
     expect(heap.reads).toBe(0)
     expect(footprint.scale).toBe(1)
     expect(footprint.scaled(MIN_CALIBRATION_BYTES - 1, 1000)).toBe(MIN_CALIBRATION_BYTES - 1)
@@ -97,18 +97,18 @@ describe('HeapFootprint', () => {
     // Below the calibration size the estimate is used as it is, as with a small limit.
     expect(footprint.scaled(MB, 10)).toBe(MB)
     heap.bytes = 80 * MB
-    footprint.tick(64 * MB, () => 0)
+    footprint.tick(64 * MB, 0)
     expect(heap.reads).toBe(0)
     expect(footprint.scaled(64 * MB, 0)).toBe(MAX_SCALE * 64 * MB)
     // The first eviction leaves 3 keys: the hold ends after 3 more evictions.
     footprint.evicted(3)
     footprint.evicted(2)
     expect(footprint.holding).toBe(true)
-    for (let i = 0; i < MEASURE_EVERY; i++) footprint.tick(64 * MB, () => 0)
+    for (let i = 0; i < MEASURE_EVERY; i++) footprint.tick(64 * MB, 0)
     expect(heap.reads).toBe(0)
     footprint.evicted(1)
     expect(footprint.holding).toBe(false)
-    for (let i = 0; i < MEASURE_EVERY; i++) footprint.tick(64 * MB, () => 0)
+    for (let i = 0; i < MEASURE_EVERY; i++) footprint.tick(64 * MB, 0)
     expect(heap.reads).toBe(1)
     expect(footprint.scale).toBeLessThan(MAX_SCALE)
     expect(footprint.scale).toBeGreaterThan(1.25)
@@ -118,7 +118,7 @@ describe('HeapFootprint', () => {
     const { heap, footprint } = fakeHeap(0)
     footprint.setActive(true, false)
     heap.bytes = 80 * MB
-    footprint.tick(64 * MB, () => 0)
+    footprint.tick(64 * MB, 0)
     expect(footprint.holding).toBe(false)
     expect(footprint.scale).toBe(1.25)
   })
@@ -138,6 +138,35 @@ describe('the engine under a limit', () => {
   const engines: Engine[] = []
   afterEach(() => {
     for (const engine of engines.splice(0)) engine.close()
+  })
+
+  test('the key count the table slots are weighed by follows every way keys come and go', () => {
+    const engine = new Engine({ activeExpiryInterval: 0 })
+    engines.push(engine)
+    const session = engine.createSession()
+    const counted = (): number => engine.databases.reduce((keys, db) => keys + db.size, 0)
+    const run = (...argv: string[]): void => void engine.call(session, argv)
+    for (let i = 0; i < 10; i++) run('SET', `key:${i}`, 'v')
+    run('SET', 'key:0', 'overwritten')
+    run('HSET', 'hash', 'field', 'v')
+    run('RPUSH', 'list', 'a', 'b')
+    run('LPOP', 'list')
+    run('LPOP', 'list')
+    run('DEL', 'key:1')
+    run('RENAME', 'key:2', 'renamed')
+    run('MOVE', 'key:3', '1')
+    run('COPY', 'key:4', 'copied', 'DB', '2')
+    run('SWAPDB', '0', '1')
+    run('SELECT', '1')
+    run('UNLINK', 'key:5')
+    run('PEXPIRE', 'key:6', '1')
+    run('GETDEL', 'key:7')
+    expect(engine.keyspace.keys).toBe(counted())
+    run('FLUSHDB')
+    expect(engine.keyspace.keys).toBe(counted())
+    expect(engine.keyspace.keys).toBeGreaterThan(0)
+    run('FLUSHALL')
+    expect(engine.keyspace.keys).toBe(0)
   })
 
   test('used_memory is the estimate scaled by the measured footprint, and eviction keeps it under maxmemory', () => {
