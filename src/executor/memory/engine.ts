@@ -749,7 +749,7 @@ export class Engine {
     evictor.policy = policy
     evictor.limit = Number(config.get('maxmemory') ?? '0')
     boundHeapGrowth(this, evictor.limit !== 0)
-    this.footprint.setActive(evictor.limit !== 0)
+    this.footprint.setActive(evictor.limit !== 0, policy !== 'noeviction')
     evictor.samples = Number(config.get('maxmemory-samples') ?? '5')
     const keyspace = this.keyspace
     // Every policy but the LFU ones keeps the LRU clock, as Redis does: OBJECT IDLETIME answers.
@@ -767,12 +767,17 @@ export class Engine {
    * what V8 holds for it (`heap-footprint.ts`).
    */
   usedMemory(): number {
-    return this.baselineMemory + this.footprint.scaled(this.keyspace.usedBytes)
+    return this.baselineMemory + this.footprint.scaled(this.keyspace.usedBytes, this.limitedKeyCount())
+  }
+
+  /** Keys of every database while a limit is set (the footprint counts their table slots), else 0. */
+  private limitedKeyCount(): number {
+    return this.footprint.active ? this.keyspace.keys : 0
   }
 
   /** Before a memory check: the footprint's scale is refreshed every so many checks. */
   sampleMemory(): void {
-    this.footprint.tick(this.keyspace.usedBytes)
+    this.footprint.tick(this.keyspace.usedBytes, this.keyspace.keys)
   }
 
   /** A key eviction is about to remove: running snapshots write it first. */
@@ -782,6 +787,7 @@ export class Engine {
 
   /** A key eviction removed: logged as a DEL, as Redis propagates an eviction, and reported `evicted`. */
   onEvict(db: Database, key: string): void {
+    if (this.footprint.holding) this.footprint.evicted(this.limitedKeyCount())
     this.propagate(db.index, ['DEL', key])
     this.notifier.emit(NOTIFY_EVICTED, 'evicted', key, db.index)
   }

@@ -17,6 +17,17 @@
  * heap's own noise (the young generation, other objects of the process) outweighs the data.
  * The heap is the process's: with several limited engines in one process, each weighs all of it
  * against its own dataset, which errs towards evicting more, never towards a larger RSS.
+ *
+ * Two corrections keep small values within the bound (docs/benchmarks.md, memory bound):
+ * - Under a limit each key also counts {@link TABLE_CHURN_BYTES}: a V8 Map keeps a deleted entry's
+ *   slot until its table is rebuilt, and rebuilds at twice the size while fewer than half the
+ *   slots are deleted, so a keyspace whose keys are replaced holds 2 to 4 slots a key in each of
+ *   its two tables (values, access clock) where the per-key estimate counts about 1.4.
+ * - Under an evicting policy the scale starts at {@link MAX_SCALE} and holds there until eviction
+ *   has replaced the dataset once. While keys are only added, the heap holds little garbage and
+ *   the measured ratio is low; the ratio of a keyspace that evicts on every write comes only
+ *   after its garbage and rebuilt tables have piled up. Measured from the start, the dataset grew
+ *   to twice what it could keep, and its tables stayed sized for that peak after eviction.
  */
 import { getHeapStatistics } from 'node:v8'
 
@@ -29,8 +40,15 @@ export const MEASURE_EVERY = 256
 export const MIN_CALIBRATION_BYTES = 8 * 1024 * 1024
 /** Highest ratio of footprint to estimate applied. */
 export const MAX_SCALE = 3
-/** Share of the gap a falling ratio closes per reading (a rising one closes all of it). */
-const FALL_RATE = 1 / 16
+/**
+ * Share of the gap a falling ratio closes per reading (a rising one closes all of it). Under
+ * eviction the heap's sawtooth (a collection of the old generation, a hash table rebuilt) takes
+ * tens of thousands of writes; a faster fall (1/16, 1/256) forgot a peak between two and let the
+ * dataset regrow, and the regrown keys' eviction made the next peak (docs/benchmarks.md).
+ */
+const FALL_RATE = 1 / 1024
+/** Bytes a key adds under a limit for the slots replaced keys leave in its two hash tables. */
+export const TABLE_CHURN_BYTES = 2 * 2 * 28
 
 export function v8Footprint(): number {
   const statistics = getHeapStatistics()
@@ -49,10 +67,19 @@ export function startupFootprint(read: FootprintReader = v8Footprint): number {
 }
 
 export class HeapFootprint {
-  /** What a byte of the estimate costs the process; 1 until measured. */
+  /** What a byte of the estimate costs the process once calibrated: 1, or MAX_SCALE while held, until measured. */
   scale = 1
   /** True while a memory limit is set: only then are statistics read. */
   active = false
+  /**
+   * False until the dataset has reached {@link MIN_CALIBRATION_BYTES} under the limit: until then
+   * used_memory is the bare estimate, as without a limit (small limits count keys as Redis does).
+   */
+  calibrated = false
+  /** True while an evicting limit holds the scale at {@link MAX_SCALE} (no reading taken). */
+  holding = false
+  /** Evictions left before the hold ends; Infinity until the first one. */
+  private evictionsToRelease = Infinity
   private countdown = MEASURE_EVERY
 
   constructor(
@@ -60,31 +87,56 @@ export class HeapFootprint {
     private readonly read: FootprintReader = v8Footprint,
   ) {}
 
-  /** Turns measuring on or off (a limit set or removed); off, the estimate is used as it is. */
-  setActive(active: boolean): void {
-    if (active === this.active) return
+  /**
+   * Turns measuring on or off (a limit set or removed); off, the estimate is used as it is. With
+   * `evicting` (a policy other than noeviction) the scale starts held at {@link MAX_SCALE}.
+   */
+  setActive(active: boolean, evicting = false): void {
+    const hold = active && evicting
+    if (active === this.active && hold === this.holding) return
     this.active = active
-    this.scale = 1
+    this.holding = hold
+    this.evictionsToRelease = Infinity
+    this.calibrated = false
+    this.scale = hold ? MAX_SCALE : 1
     this.countdown = MEASURE_EVERY
   }
 
-  /** `datasetBytes` as the process holds it. */
-  scaled(datasetBytes: number): number {
-    return this.scale === 1 ? datasetBytes : Math.round(datasetBytes * this.scale)
+  /**
+   * Called after each eviction with the keys left: the first one starts counting a turnover of
+   * the dataset, and the hold ends once as many keys have been evicted.
+   */
+  evicted(keysLeft: number): void {
+    if (!this.holding || !this.calibrated) return
+    if (this.evictionsToRelease === Infinity) this.evictionsToRelease = keysLeft
+    if (--this.evictionsToRelease <= 0) this.holding = false
+  }
+
+  /** `datasetBytes` of `keys` keys as the process holds it. */
+  scaled(datasetBytes: number, keys: number): number {
+    if (!this.calibrated) return datasetBytes
+    return Math.round((datasetBytes + keys * TABLE_CHURN_BYTES) * this.scale)
   }
 
   /** Called before each memory check: every {@link MEASURE_EVERY} calls, measures again. */
-  tick(datasetBytes: number): void {
-    if (!this.active || --this.countdown > 0) return
+  tick(datasetBytes: number, keys: number): void {
+    if (!this.active) return
+    if (!this.calibrated) {
+      if (datasetBytes < MIN_CALIBRATION_BYTES) return
+      this.calibrated = true
+      this.countdown = 1
+    }
+    if (--this.countdown > 0) return
     this.countdown = MEASURE_EVERY
-    this.measure(datasetBytes)
+    this.measure(datasetBytes, keys)
   }
 
   /** Reads the footprint and moves the scale towards footprint / estimate. */
-  measure(datasetBytes: number): void {
-    if (datasetBytes < MIN_CALIBRATION_BYTES) return
+  measure(datasetBytes: number, keys: number): void {
+    if (this.holding || datasetBytes < MIN_CALIBRATION_BYTES) return
+    this.calibrated = true
     const held = this.read() - this.startup
-    const ratio = Math.min(MAX_SCALE, Math.max(1, held / datasetBytes))
+    const ratio = Math.min(MAX_SCALE, Math.max(1, held / (datasetBytes + keys * TABLE_CHURN_BYTES)))
     this.scale = ratio >= this.scale ? ratio : this.scale + (ratio - this.scale) * FALL_RATE
   }
 }

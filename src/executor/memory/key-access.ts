@@ -60,6 +60,8 @@ export class KeyspaceState {
   random: () => number = Math.random
   /** Estimated bytes of every database's keys and values (`memory-accounting.ts`). */
   usedBytes = 0
+  /** Keys of every database, kept with usedBytes (under a limit each counts its table slots). */
+  keys = 0
   /**
    * Where the keyspace reports the events no command names: a key added (`new`), a TTL passed
    * (`expired`). The engine sets it; a database made on its own has none.

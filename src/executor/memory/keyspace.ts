@@ -265,6 +265,7 @@ export class Database {
     } else if (shared.clock === 'lfu' && old === undefined) this.access.set(key, shared.lfuStamp(NEW_KEY_LFU_COUNTER))
     // A key added reports `new` (Redis's dbAdd), before the event of the command that added it.
     if (old === undefined) {
+      shared.keys++
       const notifier = shared.notifier
       if (notifier !== undefined && (notifier.flags & NOTIFY_NEW) !== 0) notifier.emit(NOTIFY_NEW, 'new', key, this.index)
     }
@@ -302,6 +303,7 @@ export class Database {
     if (old === undefined) return false
     data.delete(key)
     this.access.delete(key)
+    this.shared.keys--
     const bytes = typeof old === 'string' ? entryBytes(key, old) : this.shared.forgetTyped(old)
     this.usedBytes -= bytes
     this.shared.usedBytes -= bytes
@@ -358,6 +360,7 @@ export class Database {
   /** Removes every key. */
   clear(): void {
     this.shared.usedBytes -= this.usedBytes
+    this.shared.keys -= this.data.size
     this.usedBytes = 0
     this.data.clear()
     this.access.clear()
