@@ -4,6 +4,8 @@ import {
   HeapFootprint, MAX_SCALE, MEASURE_EVERY, MIN_CALIBRATION_BYTES, TABLE_CHURN_BYTES, startupFootprint, v8Footprint,
 } from '../../../src/executor/memory/heap-footprint.js'
 import { entryBytes } from '../../../src/executor/memory/memory-accounting.js'
+import { engineRdbPieces, loadRdbBytes } from '../../../src/executor/memory/persistence/rdb-io.js'
+import { RdbLoadError } from '../../../src/executor/memory/persistence/rdb-file.js'
 
 /**
  * used_memory under a limit: the dataset's estimate scaled by what V8 really holds for it, so that
@@ -167,6 +169,24 @@ describe('the engine under a limit', () => {
     expect(engine.keyspace.keys).toBeGreaterThan(0)
     run('FLUSHALL')
     expect(engine.keyspace.keys).toBe(0)
+  })
+
+  test('the key count follows an RDB load, which replaces the databases whole, and one that fails', () => {
+    const source = new Engine({ activeExpiryInterval: 0 })
+    const target = new Engine({ activeExpiryInterval: 0 })
+    engines.push(source, target)
+    const counted = (engine: Engine): number => engine.databases.reduce((keys, db) => keys + db.size, 0)
+    const sourceSession = source.createSession()
+    for (let i = 0; i < 7; i++) source.call(sourceSession, ['SET', `key:${i}`, 'v'])
+    const bytes = Buffer.concat([...engineRdbPieces(source)])
+    const targetSession = target.createSession()
+    for (let i = 0; i < 3; i++) target.call(targetSession, ['SET', `other:${i}`, 'v'])
+    loadRdbBytes(bytes, target)
+    expect(target.keyspace.keys).toBe(7)
+    expect(counted(target)).toBe(7)
+    // Cut before the checksum: the load fails after staging every key, and the engine is left as it was.
+    expect(() => loadRdbBytes(bytes.subarray(0, bytes.length - 8), target)).toThrow(RdbLoadError)
+    expect(target.keyspace.keys).toBe(7)
   })
 
   test('used_memory is the estimate scaled by the measured footprint, and eviction keeps it under maxmemory', () => {

@@ -241,13 +241,19 @@ export function loadRdb(bytes: Buffer, into: Database[], options: RdbLoadOptions
     result = { version, aux: load.aux, functions: load.functions, keys, expiredSkipped: load.expiredSkipped }
     options.beforeApply?.(result)
   } catch (error) {
-    if (shared !== undefined) for (const db of load.staged) shared.usedBytes -= db.usedBytes
+    if (shared !== undefined) for (const db of load.staged) forget(shared, db)
     throw error
   }
-  // The replaced databases' bytes leave the total with them.
-  if (shared !== undefined) for (const db of into) shared.usedBytes -= db.usedBytes
+  // The replaced databases' bytes and keys leave the totals with them.
+  if (shared !== undefined) for (const db of into) forget(shared, db)
   for (let index = 0; index < into.length; index++) into[index] = load.staged[index]
   return result
+}
+
+/** Takes a database dropped whole out of the engine's totals of bytes and keys. */
+function forget(shared: KeyspaceState, db: Database): void {
+  shared.usedBytes -= db.usedBytes
+  shared.keys -= db.size
 }
 
 /** The version of a header, or an error for a file that is not an RDB file this engine reads. */
