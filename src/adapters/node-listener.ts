@@ -244,32 +244,40 @@ function busy(limit: number) {
   }
 }
 
-/** How much of a refused body is read and dropped, so the client can read the refusal before the connection closes. */
+/**
+ * How much of a refused body is read and dropped, and how long its connection stays open after
+ * the answer, so the client can read the refusal.
+ */
 const DRAIN_BYTES = MIB
 const DRAIN_MS = 2000
 
 /**
- * Answers without the body, then closes the connection. Up to {@link DRAIN_BYTES} (or
- * {@link DRAIN_MS}) more of the body are read and dropped first: closing a socket with unread
- * data resets it (RFC 9293, 3.6.1), and the client, still sending, might never see the answer.
+ * Answers without the body, then closes the connection. Closing a socket with unread data resets
+ * it (RFC 9293, 3.6.1), and a reset makes the client's system drop what it had received and not
+ * yet read, the answer included. So the connection closes only after {@link DRAIN_MS}: up to
+ * {@link DRAIN_BYTES} of the body are read and dropped, then reading stops, so TCP's flow control
+ * holds a client that is still sending while it reads the answer.
  */
 function refuseBody(request: IncomingMessage, response: ServerResponse, refusal: HttpResponse): typeof BODY_REFUSED {
   const body = typeof refusal.body === 'string' || refusal.body instanceof Uint8Array ? refusal.body : ''
-  response.writeHead(refusal.status, { ...refusal.headers, connection: 'close' })
-  response.end(body)
-  let drained = 0
+  const socket = request.socket
   const close = () => {
     clearTimeout(timer)
-    request.destroy()
+    socket.destroy()
   }
   const timer = setTimeout(close, DRAIN_MS)
   timer.unref()
-  request.on('data', (chunk: Buffer) => {
+  // Node's server destroys a `connection: close` socket as soon as the answer is written (its
+  // destroySoon); here it only ends our side (FIN), and the timer above closes the rest.
+  socket.destroySoon = () => void socket.end()
+  let drained = 0
+  socket.on('data', (chunk: Buffer) => {
     drained += chunk.length
-    if (drained > DRAIN_BYTES) close()
+    if (drained > DRAIN_BYTES) socket.pause()
   })
-  request.once('end', close)
-  request.once('close', () => clearTimeout(timer))
+  socket.once('close', () => clearTimeout(timer))
+  response.writeHead(refusal.status, { ...refusal.headers, connection: 'close' })
+  response.end(body)
   request.resume()
   return BODY_REFUSED
 }

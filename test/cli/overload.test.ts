@@ -104,7 +104,7 @@ describe('overload safety of the HTTP listener (CLI process, loopback)', () => {
           response.resume()
           resolve(response.statusCode ?? 0)
         })
-        req.on('error', () => resolve(-1)) // the server closed the connection while we were still sending
+        req.on('error', () => resolve(-1)) // the connection closed before the answer was read
         let sent = 0
         const pump = () => {
           while (sent < size && !req.destroyed) {
@@ -118,8 +118,8 @@ describe('overload safety of the HTTP listener (CLI process, loopback)', () => {
     const start = Date.now()
     const statuses = await Promise.all(Array.from({ length: 40 }, upload))
     const elapsed = Date.now() - start
-    expect(statuses.filter((status) => status === 401).length).toBeGreaterThanOrEqual(38)
-    expect(statuses.every((status) => status === 401 || status === -1)).toBe(true)
+    // Every client reads its 401: the server ends its side and stops reading, and closes only later.
+    expect(statuses).toEqual(Array.from({ length: 40 }, () => 401))
     expect(elapsed).toBeLessThan(10_000)
     expect(peakRss(cli.child.pid!)).toBeLessThan(300 * 1024 * 1024)
   }, 30_000)
