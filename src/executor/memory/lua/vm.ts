@@ -72,6 +72,13 @@ export class ScriptVm {
   private parts: string[] = []
   /** The running script's protocol (`redis.setresp`): 3 gives its commands' RESP3 replies. */
   private scriptResp: 2 | 3 = 2
+  /**
+   * Tables the runtime unlocked and has not locked again. The time limit's hook raises in
+   * whatever Lua code runs, the runtime's own included, so it can stop the runtime between an
+   * unlock and its lock: the next unlock of that table is then a no-op, and every evaluation ends
+   * by locking what is left, so no script finds a runtime table writable.
+   */
+  private readonly unlocked = new Set<number>()
 
   constructor(private readonly texts: VmTexts) {
     const key = `__restis_${randomBytes(8).toString('hex')}`
@@ -203,12 +210,34 @@ export class ScriptVm {
   private evaluate(chunk: string, args: readonly string[], keys: number, limitMs: number, typedMarker?: string): Decoded {
     try {
       const reply = this.wasm.evaluate(chunk, args, keys, limitMs)
+      this.relockAll()
       // The package replies nothing at all when it could not allocate the reply.
       if (reply.length === 0) return NO_MEMORY_FOR_REPLY
       return decodeReply(reply, typedMarker)
     } catch (error) {
-      if (error instanceof LuaOutOfMemory) return new ReplyError(`ERR ${error.message}`)
+      if (error instanceof LuaOutOfMemory) {
+        this.relockAll()
+        return new ReplyError(`ERR ${error.message}`)
+      }
       throw error
+    }
+  }
+
+  /** Locks again the tables an evaluation left unlocked (see {@link ScriptVm.unlocked}). */
+  private relockAll(): void {
+    if (this.unlocked.size === 0) return
+    for (const address of this.unlocked) this.wasm.setTableReadonly(address, true)
+    this.unlocked.clear()
+  }
+
+  /** The runtime's `lock` / `unlock` of a table (`runtime-api.lua`). */
+  private setReadonly(address: number, readonly: boolean): void {
+    if (readonly) {
+      this.wasm.setTableReadonly(address, true)
+      this.unlocked.delete(address)
+    } else if (!this.unlocked.has(address)) {
+      this.wasm.setTableReadonly(address, false)
+      this.unlocked.add(address)
     }
   }
 
@@ -243,7 +272,7 @@ export class ScriptVm {
         return 1
       case 'lock':
       case 'unlock':
-        this.wasm.setTableReadonly(tableAddress(argv[2]), argv[1] === 'lock')
+        this.setReadonly(tableAddress(argv[2]), argv[1] === 'lock')
         return 1
       case 'acl':
         return this.caller === null ? NO_CALLER : this.caller.aclCheck(argv.slice(2))
