@@ -12,7 +12,12 @@
  */
 import { ReplyError } from '../../reply.js'
 import type { Database } from './keyspace.js'
-import type { SpillMap } from './lib/spill-map.js'
+
+/** What the sampler walks: a database's keys, or its keys with a TTL. */
+interface KeySpace {
+  readonly size: number
+  keys(): Iterator<string>
+}
 
 /** The eight values of `maxmemory-policy`. @public */
 export type MaxmemoryPolicy =
@@ -58,7 +63,7 @@ export class Evictor {
   /** INFO's evicted_keys. */
   evictedKeys = 0
   private pool: Candidate[] = []
-  private readonly walks = new WeakMap<SpillMap<string, unknown>, Iterator<string>>()
+  private readonly walks = new WeakMap<KeySpace, Iterator<string>>()
   /** Where random policies look next, so successive evictions spread over the databases. */
   private nextDatabase = 0
 
@@ -163,7 +168,7 @@ export class Evictor {
    * A key a random stride further along the walk: neighbours in insertion order tend to share
    * their history (written together, read together), so consecutive keys would make a poor sample.
    */
-  private sample(db: Database, space: SpillMap<string, unknown>): string | undefined {
+  private sample(db: Database, space: KeySpace): string | undefined {
     const skip = Math.floor(db.shared.random() * SAMPLE_STRIDE)
     let key = this.walk(space)
     for (let i = 0; i < skip && key !== undefined; i++) key = this.walk(space)
@@ -171,7 +176,7 @@ export class Evictor {
   }
 
   /** The next key of the endless walk over `space` (undefined when it is empty). */
-  private walk(space: SpillMap<string, unknown>): string | undefined {
+  private walk(space: KeySpace): string | undefined {
     let iterator = this.walks.get(space)
     let next = iterator?.next()
     if (next === undefined || next.done) {

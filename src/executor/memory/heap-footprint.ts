@@ -21,8 +21,8 @@
  * Two corrections keep small values within the bound (docs/benchmarks.md, memory bound):
  * - Under a limit each key also counts {@link TABLE_CHURN_BYTES}: a V8 Map keeps a deleted entry's
  *   slot until its table is rebuilt, and rebuilds at twice the size while fewer than half the
- *   slots are deleted, so a keyspace whose keys are replaced holds 2 to 4 slots a key in each of
- *   its two tables (values, access clock) where the per-key estimate counts about 1.4.
+ *   slots are deleted, so a keyspace whose keys are replaced holds 2 to 4 slots a key in its key
+ *   table where the per-key estimate counts about 1.4. (Value and stamp slots are reused.)
  * - Under an evicting policy the scale starts at {@link MAX_SCALE} and holds there until eviction
  *   has replaced the dataset once. While keys are only added, the heap holds little garbage and
  *   the measured ratio is low; the ratio of a keyspace that evicts on every write comes only
@@ -47,8 +47,8 @@ export const MAX_SCALE = 3
  * dataset regrow, and the regrown keys' eviction made the next peak (docs/benchmarks.md).
  */
 const FALL_RATE = 1 / 1024
-/** Bytes a key adds under a limit for the slots replaced keys leave in its two hash tables. */
-export const TABLE_CHURN_BYTES = 2 * 2 * 28
+/** Bytes a key adds under a limit for the slots replaced keys leave in its key table. */
+export const TABLE_CHURN_BYTES = 2 * 28
 
 export function v8Footprint(): number {
   const statistics = getHeapStatistics()

@@ -20,7 +20,7 @@ export const STAMP_CLOCK_BITS = 0xffffff
 /**
  * The bits above the clock: the mark of the snapshot that last wrote the key
  * (`persistence/snapshot-marks.ts`). Six bits, so a stamp stays a small integer on every V8 build
- * (31-bit Smis): stored in the Map as it is, with no allocation.
+ * (31-bit Smis) and in an Int32Array (`key-table.ts`).
  */
 export const SNAPSHOT_MARK_BITS = 0x3f000000
 
@@ -103,7 +103,7 @@ export class KeyspaceState {
     if (clock === this.clock) return
     this.clock = clock
     this.clockStartedAt = this.lruClock
-    for (const db of databases) db.access.clear()
+    for (const db of databases) db.data.clearStamps()
   }
 
   /** An LRU stamp `idleSeconds` before now, wrapped as the 24-bit clock is. */

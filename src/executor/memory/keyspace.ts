@@ -7,6 +7,7 @@
 
 import { MinHeap } from './lib/min-heap.js'
 import { SpillMap } from './lib/spill-map.js'
+import { KeyTable, NO_STAMP } from './key-table.js'
 import { KeyspaceState, NEW_KEY_LFU_COUNTER, SNAPSHOT_MARK_BITS, STAMP_CLOCK_BITS, lfuDecayed, lfuIncremented } from './key-access.js'
 import { EXPIRE_ENTRY_BYTES, entryBytes } from './memory-accounting.js'
 import { NOTIFY_EXPIRED, NOTIFY_KEY_MISS, NOTIFY_NEW } from './notify.js'
@@ -56,17 +57,16 @@ interface ExpiryEntry {
  * are not removed when a TTL changes; an entry counts only while it matches `expires`.
  */
 export class Database {
-  /** Keys and values; a {@link SpillMap} so one database may hold more than 2^24 keys. */
-  readonly data = new SpillMap<string, Value>()
-  readonly expires = new SpillMap<string, number>()
   /**
-   * The access clock of each key, as Redis keeps it in the object header: under an LRU (or no)
-   * policy the LRU clock in seconds (24 bits) of its last access; under an LFU policy the minute
-   * of its last decrement (16 bits) and its logarithmic access counter (8 bits). Strings are
-   * primitives with no room for a field, hence a parallel map, kept under every policy as Redis
-   * keeps its header (its cost on GET and SET: `bench/access-clock.mjs`, docs/benchmarks.md).
+   * Keys, values, and the access stamp of each key ({@link KeyTable}): the clock Redis keeps in
+   * the object header. Under an LRU (or no) policy the LRU clock in seconds (24 bits) of the key's
+   * last access; under an LFU policy the minute of its last decrement (16 bits) and its
+   * logarithmic access counter (8 bits). Strings are primitives with no room for a field, hence a
+   * stamp beside the value, kept under every policy as Redis keeps its header (its cost on GET and
+   * SET: `bench/access-clock.mjs`, docs/benchmarks.md).
    */
-  readonly access = new SpillMap<string, number>()
+  readonly data = new KeyTable<Value>()
+  readonly expires = new SpillMap<string, number>()
   /** Estimated heap bytes of this database's keys, values and their entries (`memory-accounting.ts`). */
   usedBytes = 0
   private readonly heap = new MinHeap<ExpiryEntry>()
@@ -96,14 +96,13 @@ export class Database {
   /** The live value of `key`, deleting it first when its TTL has passed (Redis keeps a key alive
    * during its deadline millisecond: expired means `now > deadline`). */
   get(key: string, now: number): Value | undefined {
-    const value = this.data.get(key)
-    if (value === undefined) return this.shared.reportMisses ? this.reportMiss(key) : value
+    const slot = this.data.slotOf(key)
+    if (slot === undefined) return this.shared.reportMisses ? this.reportMiss(key) : undefined
     if (this.expires.size !== 0) {
       const at = this.expires.get(key)
       if (at !== undefined && at < now && !this.loading) return this.expireOnRead(key)
     }
-    this.touch(key, value)
-    return value
+    return this.touch(key, slot)
   }
 
   /**
@@ -111,14 +110,13 @@ export class Database {
    * Reading the clock costs more than the lookup itself, and most databases have no TTLs.
    */
   read(key: string, time: TimeSource): Value | undefined {
-    const value = this.data.get(key)
-    if (value === undefined) return this.shared.reportMisses ? this.reportMiss(key) : value
+    const slot = this.data.slotOf(key)
+    if (slot === undefined) return this.shared.reportMisses ? this.reportMiss(key) : undefined
     if (this.expires.size !== 0) {
       const at = this.expires.get(key)
       if (at !== undefined && at < time.now && !this.loading) return this.expireOnRead(key)
     }
-    this.touch(key, value)
-    return value
+    return this.touch(key, slot)
   }
 
   /**
@@ -137,30 +135,34 @@ export class Database {
   }
 
   /**
-   * Records an access of `key`: its clock (LRU) or counter (LFU). A typed value looked up may be
-   * changed in place by the command, so its key is noted for the size settlement after it.
+   * Records an access of `key` (at `slot`): its clock (LRU) or counter (LFU); returns its value. A
+   * typed value looked up may be changed in place by the command, so its key is noted for the
+   * size settlement after it.
    */
-  private touch(key: string, value: Value): void {
+  private touch(key: string, slot: number): Value {
     const shared = this.shared
+    const data = this.data
     if (shared.clock !== 'off' && !shared.noTouch) {
-      if (shared.clock === 'lfu') this.touchLfu(key, shared)
-      else if (shared.snapshotMark === 0) this.access.set(key, shared.lruClock)
-      else this.restampKeepingMark(key, shared.lruClock)
+      if (shared.clock === 'lfu') this.touchLfu(slot, shared)
+      else if (shared.snapshotMark === 0) data.setStampAt(slot, shared.lruClock)
+      else this.restampKeepingMark(slot, shared.lruClock)
     }
+    const value = data.valueAt(slot)
     if (typeof value !== 'string') shared.noteTyped(this, key)
+    return value
   }
 
   /** An LFU access: the counter decays and rises; the stamp's snapshot mark stays. */
-  private touchLfu(key: string, shared: KeyspaceState): void {
-    const stamp = this.access.get(key)
-    if (stamp === undefined) this.access.set(key, lfuIncremented(shared.lfuStamp(NEW_KEY_LFU_COUNTER), shared))
-    else this.access.set(key, lfuIncremented(stamp & STAMP_CLOCK_BITS, shared) | (stamp & SNAPSHOT_MARK_BITS))
+  private touchLfu(slot: number, shared: KeyspaceState): void {
+    const stamp = this.data.stampAt(slot)
+    if (stamp === NO_STAMP) this.data.setStampAt(slot, lfuIncremented(shared.lfuStamp(NEW_KEY_LFU_COUNTER), shared))
+    else this.data.setStampAt(slot, lfuIncremented(stamp & STAMP_CLOCK_BITS, shared) | (stamp & SNAPSHOT_MARK_BITS))
   }
 
-  /** Sets the clock part of `key`'s stamp, keeping the mark of a running snapshot (`persistence/snapshot-marks.ts`). */
-  private restampKeepingMark(key: string, clock: number): void {
-    const stamp = this.access.get(key)
-    this.access.set(key, stamp === undefined ? clock : clock | (stamp & SNAPSHOT_MARK_BITS))
+  /** Sets the clock part of the stamp at `slot`, keeping the mark of a running snapshot (`persistence/snapshot-marks.ts`). */
+  private restampKeepingMark(slot: number, clock: number): void {
+    const stamp = this.data.stampAt(slot)
+    this.data.setStampAt(slot, stamp === NO_STAMP ? clock : clock | (stamp & SNAPSHOT_MARK_BITS))
   }
 
   /**
@@ -169,7 +171,7 @@ export class Database {
    */
   idleSeconds(key: string): number {
     // A key not accessed since the clock started counts as idle since then.
-    const stamp = (this.access.get(key) ?? this.shared.clockStartedAt) & STAMP_CLOCK_BITS
+    const stamp = (this.data.stampOf(key) ?? this.shared.clockStartedAt) & STAMP_CLOCK_BITS
     const clock = this.shared.lruClock
     return clock >= stamp ? clock - stamp : clock + (LRU_CLOCK_MAX - stamp)
   }
@@ -180,13 +182,15 @@ export class Database {
    */
   setAccess(key: string, idleSeconds: number | undefined, frequency: number | undefined): void {
     const shared = this.shared
-    if (shared.clock === 'lfu' && frequency !== undefined) this.restampKeepingMark(key, shared.lfuStamp(frequency))
-    else if (shared.clock === 'lru' && idleSeconds !== undefined) this.restampKeepingMark(key, shared.lruStampIdleFor(idleSeconds))
+    const slot = this.data.slotOf(key)
+    if (slot === undefined) return
+    if (shared.clock === 'lfu' && frequency !== undefined) this.restampKeepingMark(slot, shared.lfuStamp(frequency))
+    else if (shared.clock === 'lru' && idleSeconds !== undefined) this.restampKeepingMark(slot, shared.lruStampIdleFor(idleSeconds))
   }
 
   /** OBJECT FREQ: the LFU counter of `key` after the decay due since its last decrement. */
   frequency(key: string): number {
-    const stamp = this.access.get(key)
+    const stamp = this.data.stampOf(key)
     return stamp === undefined ? NEW_KEY_LFU_COUNTER : lfuDecayed(stamp & STAMP_CLOCK_BITS, this.shared)
   }
 
@@ -248,8 +252,13 @@ export class Database {
    */
   private store(key: string, value: Value): void {
     const data = this.data
-    const old = data.get(key)
-    data.set(key, value)
+    let slot = data.slotOf(key)
+    let old: Value | undefined
+    if (slot === undefined) slot = data.add(key, value)
+    else {
+      old = data.valueAt(slot)
+      data.setValueAt(slot, value)
+    }
     const shared = this.shared
     let delta: number
     if (old === value) delta = typeof value === 'string' ? 0 : shared.reaccountTyped(key, value)
@@ -260,9 +269,9 @@ export class Database {
     this.usedBytes += delta
     shared.usedBytes += delta
     if (shared.clock === 'lru') {
-      if (shared.snapshotMark === 0 || old === undefined) this.access.set(key, shared.lruClock)
-      else this.restampKeepingMark(key, shared.lruClock)
-    } else if (shared.clock === 'lfu' && old === undefined) this.access.set(key, shared.lfuStamp(NEW_KEY_LFU_COUNTER))
+      if (shared.snapshotMark === 0 || old === undefined) data.setStampAt(slot, shared.lruClock)
+      else this.restampKeepingMark(slot, shared.lruClock)
+    } else if (shared.clock === 'lfu' && old === undefined) data.setStampAt(slot, shared.lfuStamp(NEW_KEY_LFU_COUNTER))
     // A key added reports `new` (Redis's dbAdd), before the event of the command that added it.
     if (old === undefined) {
       shared.keys++
@@ -299,10 +308,10 @@ export class Database {
   /** Deletes `key` and its TTL; true when it existed. Does not check liveness. */
   remove(key: string): boolean {
     const data = this.data
-    const old = data.get(key)
-    if (old === undefined) return false
-    data.delete(key)
-    this.access.delete(key)
+    const slot = data.slotOf(key)
+    if (slot === undefined) return false
+    const old = data.valueAt(slot)
+    data.deleteAt(key, slot)
     this.shared.keys--
     const bytes = typeof old === 'string' ? entryBytes(key, old) : this.shared.forgetTyped(old)
     this.usedBytes -= bytes
@@ -363,7 +372,6 @@ export class Database {
     this.shared.keys -= this.data.size
     this.usedBytes = 0
     this.data.clear()
-    this.access.clear()
     this.expires.clear()
     this.stringEncodings.clear()
     this.heap.clear()

@@ -5,10 +5,10 @@
  * A snapshot must know, when a command is about to change a key, whether its walk wrote that key
  * already (`snapshot.ts`). A Set of the keys written costs an entry per key: at 10M keys, some
  * 200 MB the old generation grows by during the save, and the major collections that growth
- * triggers stalled the event loop for hundreds of ms. Every key already has an entry in its
- * database's access map (the LRU or LFU stamp, a small integer), with six bits free above the
- * 24-bit clock ({@link SNAPSHOT_MARK_BITS}): the snapshot writes its number there, an overwrite of
- * an entry that exists, which allocates nothing.
+ * triggers stalled the event loop for hundreds of ms. Every key already has an access stamp (the
+ * LRU or LFU clock, a small integer in its database's `KeyTable`), with six bits free above the
+ * 24-bit clock ({@link SNAPSHOT_MARK_BITS}): the snapshot writes its number there, which
+ * allocates nothing.
  *
  * The number must be one no key carries when the snapshot starts; stamps are never cleared in
  * bulk, so the ledger tracks which numbers may still be on keys:
@@ -24,6 +24,7 @@
  */
 import { SNAPSHOT_MARK_BITS, STAMP_CLOCK_BITS, type KeyspaceState } from '../key-access.js'
 import type { Database } from '../keyspace.js'
+import { NO_STAMP } from '../key-table.js'
 
 /** Numbers a mark can take: 1 to 63 (0 is "no mark"). */
 const MARK_NUMBERS = SNAPSHOT_MARK_BITS >>> 24
@@ -74,15 +75,21 @@ export class SnapshotMarks {
 
   /** Marks `key` of `db` as handled by this snapshot; false when it has no stamp to carry the mark. */
   mark(db: Database, key: string): boolean {
-    const stamp = db.access.get(key)
-    if (stamp === undefined) return false
-    db.access.set(key, (stamp & STAMP_CLOCK_BITS) | this.bits)
+    const slot = db.data.slotOf(key)
+    return slot !== undefined && this.markSlot(db, slot)
+  }
+
+  /** {@link SnapshotMarks.mark} of the key at `slot` of `db`'s table (the walk knows the slot). */
+  markSlot(db: Database, slot: number): boolean {
+    const stamp = db.data.stampAt(slot)
+    if (stamp === NO_STAMP) return false
+    db.data.setStampAt(slot, (stamp & STAMP_CLOCK_BITS) | this.bits)
     return true
   }
 
   /** True when `key` of `db` carries this snapshot's mark (meaningful only when {@link SnapshotMarks.trusted}). */
   isMarked(db: Database, key: string): boolean {
-    const stamp = db.access.get(key)
+    const stamp = db.data.stampOf(key)
     return stamp !== undefined && (stamp & SNAPSHOT_MARK_BITS) === this.bits
   }
 

@@ -112,7 +112,8 @@ class DatabaseWalk {
    * the event loop for tens of ms; only the hook looks here, once per key it sees first.
    */
   visited: Set<string>[] | undefined = [new Set()]
-  iterator: Iterator<[string, Value]> | undefined
+  /** Keys with their slots in the table, live (`KeyTable.slotEntries`). */
+  iterator: Iterator<[string, number]> | undefined
   /** All keys written: hooks on this database no longer matter. */
   finished: boolean
 
@@ -279,16 +280,17 @@ export class Snapshot implements SnapshotHandle {
 
   /** Continues the walk of one database; true once it is finished. */
   private walkSome(walk: DatabaseWalk, deadline: number): boolean {
-    const iterator = (walk.iterator ??= walk.db.data.entries())
+    const table = walk.db.data
+    const iterator = (walk.iterator ??= table.slotEntries())
     const early = walk.early!
     let count = 0
     for (;;) {
       const next = iterator.next()
       if (next.done) break
-      const [key, value] = next.value
+      const [key, slot] = next.value
       if (early.has(key)) continue
-      this.recordWritten(walk, key)
-      this.writeEntry(walk, key, value)
+      this.recordWritten(walk, key, slot)
+      this.writeEntry(walk, key, table.valueAt(slot))
       if (++count % ENTRIES_PER_CLOCK_READ === 0 && (this.pendingBytes >= this.chunkBytes || monotonic.now() >= deadline)) return false
     }
     walk.finished = true
@@ -298,9 +300,9 @@ export class Snapshot implements SnapshotHandle {
   }
 
   /** Notes that the walk wrote `key`: in its stamp when the marks are trusted, else in the walk's Sets. */
-  private recordWritten(walk: DatabaseWalk, key: string): void {
+  private recordWritten(walk: DatabaseWalk, key: string, slot: number): void {
     const marks = this.marks
-    const marked = marks !== undefined && marks.mark(walk.db, key)
+    const marked = marks !== undefined && marks.markSlot(walk.db, slot)
     if (!marked || !marks.trusted) walk.markVisited(key)
   }
 

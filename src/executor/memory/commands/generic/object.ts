@@ -7,7 +7,7 @@ import { readInt64 } from '../../lib/numbers.js'
  * OBJECT ENCODING | FREQ | IDLETIME | REFCOUNT | HELP (Redis 7.0 `object.c`). A missing key
  * answers nil to every subcommand.
  *
- * IDLETIME and FREQ read the access clock every key carries (`Database.access`, Redis's `lru`
+ * IDLETIME and FREQ read the access clock every key carries (the stamp in `Database.data`, Redis's `lru`
  * field): seconds since the last access under every policy but the LFU ones, the decayed
  * logarithmic counter under an LFU policy. No subcommand counts as an access (LOOKUP_NOTOUCH).
  */
