@@ -73,24 +73,21 @@ export class SnapshotMarks {
     return new SnapshotMarks(keyspace, ledger, number, bits, trusted)
   }
 
-  /** Marks `key` of `db` as handled by this snapshot; false when it has no stamp to carry the mark. */
-  mark(db: Database, key: string): boolean {
-    const slot = db.data.slotOf(key)
-    return slot !== undefined && this.markSlot(db, slot)
-  }
-
-  /** {@link SnapshotMarks.mark} of the key at `slot` of `db`'s table (the walk knows the slot). */
-  markSlot(db: Database, slot: number): boolean {
+  /**
+   * Marks the key at `slot` of `db`'s table as handled by this snapshot; false when it has no
+   * stamp to carry the mark.
+   */
+  mark(db: Database, slot: number): boolean {
     const stamp = db.data.stampAt(slot)
     if (stamp === NO_STAMP) return false
     db.data.setStampAt(slot, (stamp & STAMP_CLOCK_BITS) | this.bits)
     return true
   }
 
-  /** True when `key` of `db` carries this snapshot's mark (meaningful only when {@link SnapshotMarks.trusted}). */
-  isMarked(db: Database, key: string): boolean {
-    const stamp = db.data.stampOf(key)
-    return stamp !== undefined && (stamp & SNAPSHOT_MARK_BITS) === this.bits
+  /** True when the key at `slot` of `db` carries this snapshot's mark (meaningful only when {@link SnapshotMarks.trusted}). */
+  isMarked(db: Database, slot: number): boolean {
+    const stamp = db.data.stampAt(slot)
+    return stamp !== NO_STAMP && (stamp & SNAPSHOT_MARK_BITS) === this.bits
   }
 
   /**

@@ -202,15 +202,16 @@ export class Snapshot implements SnapshotHandle {
     // Settled from now on even when the walk wrote it already: deleted and created again, the
     // key moves to the end of the Map, where the walk must not write it a second time.
     early.add(key)
+    // Absent: nothing to write (a key the command is about to create).
+    const slot = db.data.slotOf(key)
+    if (slot === undefined) return
     const marks = this.marks
-    const written = (marks !== undefined && marks.trusted && marks.isMarked(db, key)) || walk.wasVisited(key)
+    const written = (marks !== undefined && marks.trusted && marks.isMarked(db, slot)) || walk.wasVisited(key)
     // Marked either way: once the walk finishes, every key present at the start carries this mark.
-    marks?.mark(db, key)
+    marks?.mark(db, slot)
     if (written) return
-    const value = db.data.get(key)
-    if (value === undefined) return
     try {
-      this.writeEntry(walk, key, value)
+      this.writeEntry(walk, key, db.data.valueAt(slot))
     } catch (error) {
       // Never into the command that is about to run: the snapshot fails instead.
       this.failure = error instanceof Error ? error : new Error(String(error))
@@ -302,7 +303,7 @@ export class Snapshot implements SnapshotHandle {
   /** Notes that the walk wrote `key`: in its stamp when the marks are trusted, else in the walk's Sets. */
   private recordWritten(walk: DatabaseWalk, key: string, slot: number): void {
     const marks = this.marks
-    const marked = marks !== undefined && marks.markSlot(walk.db, slot)
+    const marked = marks !== undefined && marks.mark(walk.db, slot)
     if (!marked || !marks.trusted) walk.markVisited(key)
   }
 
