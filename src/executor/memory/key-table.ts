@@ -92,14 +92,6 @@ export class KeyTable<V> implements Iterable<[string, V]> {
     return this.slots.has(key)
   }
 
-  /** Stores `value` for `key`: in its slot when present, else in a new one with no stamp. */
-  set(key: string, value: V): this {
-    const slot = this.slots.get(key)
-    if (slot === undefined) this.add(key, value)
-    else this.setValueAt(slot, value)
-    return this
-  }
-
   /** Removes `key`; true when it was present. */
   delete(key: string): boolean {
     const slot = this.slots.get(key)
@@ -129,12 +121,6 @@ export class KeyTable<V> implements Iterable<[string, V]> {
     return stamp === NO_STAMP ? undefined : stamp
   }
 
-  /** Sets the stamp of `key` when it is present. */
-  setStamp(key: string, stamp: number): void {
-    const slot = this.slots.get(key)
-    if (slot !== undefined) this.setStampAt(slot, stamp)
-  }
-
   /** Drops every key's stamp (the clock changed kind). */
   clearStamps(): void {
     for (const page of this.stampPages) page.fill(NO_STAMP)
@@ -162,10 +148,6 @@ export class KeyTable<V> implements Iterable<[string, V]> {
   /** Keys with their slots, live: the cheapest walk for a caller that reads slots itself. */
   slotEntries(): IterableIterator<[string, number]> {
     return this.slots.entries()
-  }
-
-  *values(): IterableIterator<V> {
-    for (const slot of this.slots.values()) yield this.valueAt(slot)
   }
 
   *entries(): IterableIterator<[string, V]> {
