@@ -62,6 +62,7 @@ import { sniffProtocol } from './resp/protocol-sniff.js'
 import { ShardSubscriptions } from './resp/shard-pubsub.js'
 import { ConnectionSession } from './resp/connection-session.js'
 import { installBusyService } from './resp/busy-script.js'
+import { PendingWrites, type PendingWriter } from './resp/pending-writes.js'
 import type { BusyScript } from '../executor/memory/commands/scripting/busy.js'
 
 /**
@@ -298,6 +299,8 @@ interface Shared {
   readonly limits: Limits
   /** Every connection, for CLIENT LIST, KILL and PAUSE. */
   readonly registry: ClientRegistry
+  /** Connections whose replies are written once the turn's input is read. */
+  readonly pendingWrites: PendingWrites
 }
 
 /**
@@ -312,7 +315,7 @@ interface Subscribed {
   readonly abort: AbortController
 }
 
-class Client {
+class Client implements PendingWriter {
   readonly #shared: Shared
   readonly #socket: net.Socket
   readonly #decoder: RequestDecoder
@@ -578,6 +581,12 @@ class Client {
     } finally {
       this.#pumping = false
     }
+    // Written with the other connections' replies once the turn's input is read (PendingWrites).
+    if (this.#slots.length > 0 || this.#closing) this.#shared.pendingWrites.add(this)
+  }
+
+  /** {@inheritDoc PendingWriter.flushPending} */
+  flushPending(): void {
     this.#flush()
   }
 
@@ -689,14 +698,17 @@ class Client {
       this.#blocked = true
       this.#pause()
     }
-    out.then(
-      (value) => this.#fill(slot, value, resp, argv),
-      (error: unknown) => this.#fill(slot, errorReply(error), resp, argv),
-    ).finally(() => {
-      if (!blocking) return
-      this.#blocked = false
-      this.#maybeResume()
-    })
+    const settle = (value: Out): void => {
+      try {
+        this.#fill(slot, value, resp, argv)
+      } finally {
+        if (blocking) {
+          this.#blocked = false
+          this.#maybeResume()
+        }
+      }
+    }
+    out.then(settle, (error: unknown) => settle(errorReply(error)))
   }
 
   #reply(out: Out, resp: RespVersion = 2, argv: Buffer[] = []): void {
@@ -1319,6 +1331,7 @@ export async function serveResp(executor: Executor, options: RespServerOptions =
     maxPending: options.maxPendingReplies ?? 1024,
     limits,
     registry: new ClientRegistry(),
+    pendingWrites: new PendingWrites(),
   }
   const clients = new Set<Client>()
   /** Connections handed to `options.http`: still this port's, closed with it. */
@@ -1327,7 +1340,11 @@ export async function serveResp(executor: Executor, options: RespServerOptions =
   const undecided = new Set<net.Socket>()
   let connections = 0
   let onEmpty: (() => void) | undefined
-  const removeBusyService = installBusyService(executor, () => clients)
+  const removeBusyService = installBusyService(executor, () => {
+    // Replies already made this turn go out first: a connection owing none can be answered BUSY.
+    shared.pendingWrites.flushNow()
+    return clients
+  })
   const admit = (socket: net.Socket, record: ClientRecord): void => {
     const client = new Client(shared, socket, record)
     clients.add(client)
