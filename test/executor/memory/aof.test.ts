@@ -413,6 +413,57 @@ describe('appendfsync always', () => {
     expect(syncs).toHaveBeenCalledTimes(1)
   })
 
+  /** Stands in for the disk's fsync on both paths; `slowMs` is how long one takes. Returns the path of each fsync. */
+  async function fakeFsyncs(disk: { slowMs: number }): Promise<string[]> {
+    const fsModule = (await import('node:fs')).default
+    const paths: string[] = []
+    vi.spyOn(fsModule, 'fdatasync').mockImplementation(((_fd: number, callback: (error: NodeJS.ErrnoException | null) => void) => {
+      paths.push('thread pool')
+      if (disk.slowMs === 0) setImmediate(() => callback(null)) // setTimeout waits at least 1 ms
+      else setTimeout(() => callback(null), disk.slowMs)
+    }) as typeof fsModule.fdatasync)
+    vi.spyOn(fsModule, 'fdatasyncSync').mockImplementation(() => {
+      paths.push('event loop')
+      const until = performance.now() + disk.slowMs
+      while (performance.now() < until); // the device's time, on the thread that asked
+    })
+    return paths
+  }
+
+  /** Runs one SET a turn until an fsync ran on the event loop (a preempted first one may take two turns). */
+  async function untilOnTheLoop(made: MemoryExecutor, paths: string[]): Promise<void> {
+    for (let i = 0; i < 10 && !paths.includes('event loop'); i++) await made.exec(['SET', `warm${i}`, 'v'])
+    expect(paths).toContain('event loop')
+  }
+
+  test('on a quick disk the fsyncs move onto the event loop, as Redis runs them; replies still wait for them, one a turn', async () => {
+    const dir = tempDir()
+    const made = executor({ dir, appendonly: true, appendfsync: 'always' })
+    const paths = await fakeFsyncs({ slowMs: 0 })
+    await untilOnTheLoop(made, paths)
+    // Nothing is known of the disk at first: the first fsync goes to the thread pool and is measured.
+    expect(paths[0]).toBe('thread pool')
+    const file = incrFile(dir)
+    const before = paths.length
+    const turn = (from: number): Promise<boolean[]> => Promise.all(Array.from({ length: 20 }, (_, i) =>
+      made.exec(['SET', `key${from + i}`, 'v']).then(() => fs.readFileSync(file, 'latin1').includes(`key${from + i}\r\n`))))
+    for (const from of [0, 20]) expect(await turn(from)).toEqual(Array(20).fill(true))
+    expect(paths.slice(before)).toEqual(['event loop', 'event loop'])
+  })
+
+  test('fsyncs that turn slow go back to the thread pool, so the disk does not hold the event loop', async () => {
+    const dir = tempDir()
+    const made = executor({ dir, appendonly: true, appendfsync: 'always' })
+    const disk = { slowMs: 0 }
+    const paths = await fakeFsyncs(disk)
+    await untilOnTheLoop(made, paths)
+    const before = paths.length
+    disk.slowMs = 5
+    for (const key of ['a', 'b', 'c', 'd']) await made.exec(['SET', key, 'v'])
+    // One 5 ms fsync lifts the average (weight 0.2) to the 1 ms limit: the next ones leave the loop.
+    expect(paths.slice(before)).toEqual(['event loop', 'thread pool', 'thread pool', 'thread pool'])
+  })
+
   test('a disk that refuses the write: MISCONF for the waiting replies and later writes, reads still served, recovery when it accepts again', async () => {
     const dir = tempDir()
     const lines: string[] = []

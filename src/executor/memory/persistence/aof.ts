@@ -6,8 +6,14 @@
  *
  * Writes are grouped per event-loop turn: the commands of a turn are encoded into one buffer,
  * written with one `write` after the turn (setImmediate), and under `always` fsynced before their
- * replies are released ({@link AppendOnlyFile.durable}). While one flush is on its way to the
- * disk the next turns accumulate, so under load one write + one fsync covers many commands.
+ * replies are released ({@link AppendOnlyFile.durable}).
+ *
+ * Under `always` the fsync runs where it costs least. On a disk whose fsyncs are quick (under
+ * {@link INLINE_FSYNC_BELOW_MS} on average) it runs on the event loop, as Redis runs it: the
+ * thread pool's two hops (write, then fsync) would cost more than the fsync, and on a machine
+ * whose cores are busy they cost the most (measured in docs/benchmarks.md). On a slow disk it runs
+ * in the thread pool, so the event loop keeps serving reads, and the turns that come meanwhile
+ * accumulate: one write + one fsync then covers many commands.
  */
 import fs from 'node:fs'
 import path from 'node:path'
@@ -58,6 +64,10 @@ const EXEC = encodeCommand(['EXEC'])
 /** How often a failed write is retried, and everysec's fsync period (Redis: serverCron, 1 s). */
 const RETRY_MS = 1000
 const FSYNC_EVERY_MS = 1000
+/** Under `always`, fsyncs run on the event loop while they take less than this on average (ms). */
+const INLINE_FSYNC_BELOW_MS = 1
+/** Weight of the newest fsync in the moving average of their durations. */
+const FSYNC_AVERAGE_WEIGHT = 0.2
 
 /** An AOF started on a keyspace with data: what its first base replaces, and the files it will list. */
 interface PendingStart {
@@ -98,6 +108,8 @@ export class AppendOnlyFile implements PropagationTarget {
   /** The offset of the last unit known on disk (fsynced): what WAITAOF's numlocal waits for. */
   syncedOffset: number
   private selectedDb = -1
+  /** Moving average of this disk's fsync durations (ms); unknown until the first. */
+  private fsyncAverageMs = Number.POSITIVE_INFINITY
   private unsynced = false
   private incrSize = 0
   private baseSize = 0
@@ -391,12 +403,38 @@ export class AppendOnlyFile implements PropagationTarget {
       }
       return this.flushed(bytes, error, durable, offset)
     }
-    // The fsync takes milliseconds: off the event loop, which meanwhile serves reads and gathers
-    // the next turns' writes for the next flush (group commit).
+    if (this.fsyncAverageMs < INLINE_FSYNC_BELOW_MS) return this.writeAndSyncHere(bytes, durable, offset)
+    // A slow fsync (or one not measured yet): off the event loop, which meanwhile serves reads and
+    // gathers the next turns' writes for the next flush (group commit).
     writeFully(fd, bytes, (error) => {
       if (error !== null) return this.flushed(bytes, error, durable, offset)
-      fs.fdatasync(fd, (syncError) => this.flushed(bytes, syncError, durable, offset))
+      const started = performance.now()
+      fs.fdatasync(fd, (syncError) => {
+        if (syncError === null) this.noteFsync(performance.now() - started)
+        this.flushed(bytes, syncError, durable, offset)
+      })
     })
+  }
+
+  /** `always` on a quick disk: write and fsync on the event loop, as Redis does. */
+  private writeAndSyncHere(bytes: Buffer, durable: Durable, offset: number): void {
+    let error: NodeJS.ErrnoException | null = null
+    try {
+      writeSyncFully(this.fd, bytes)
+      const started = performance.now()
+      fs.fdatasyncSync(this.fd)
+      this.noteFsync(performance.now() - started)
+    } catch (thrown) {
+      error = thrown as NodeJS.ErrnoException
+    }
+    this.flushed(bytes, error, durable, offset)
+  }
+
+  /** Takes one fsync's duration into the average that picks where the next ones run. */
+  private noteFsync(ms: number): void {
+    this.fsyncAverageMs = Number.isFinite(this.fsyncAverageMs)
+      ? this.fsyncAverageMs + (ms - this.fsyncAverageMs) * FSYNC_AVERAGE_WEIGHT
+      : ms
   }
 
   private flushed(bytes: Buffer, error: NodeJS.ErrnoException | null, durable: Durable, offset: number): void {
