@@ -89,6 +89,12 @@ describe('kill -9 of restis queue during a run of restis serve()', () => {
       const client = createQueueClient({ url: first.url, token: 'restart-token', retries: 0 })
       const { workflowRunId } = await client.trigger({ url: `${endpoint.url}/wf` })
       await gate.entered
+      // Step b runs beside a and ends at once; its delivery counts as done only once the queue took
+      // its answer (its result published first). Killed before that, b would rightly run again.
+      await until(async () => {
+        const found = await client.getRun(workflowRunId)
+        return found?.steps.some((step) => step.stepName === 'b' && step.status === 'delivered') ? true : undefined
+      }, 20_000, 'step b to be delivered')
       await kill9(first)
       const second = await launch(dir, port)
       // the killed process's request still runs: its result reaches the new process
