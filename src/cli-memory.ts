@@ -46,3 +46,17 @@ export function memoryBoundBanner(bound: MemoryBoundOptions): string {
   if (!bound.maxmemory) return ''
   return `maxmemory: ${bound.maxmemory} bytes, policy ${bound.maxmemoryPolicy ?? 'noeviction'}\n`
 }
+
+/**
+ * A warning for a bound the engine cannot hold any data under, or '' when there is room.
+ * `startupBytes` is the engine's used memory before any data (INFO's used_memory_startup: the
+ * process's heap when the engine was made, about 12 MB for the CLI), which used_memory counts as
+ * Redis counts its own. Redis warns likewise of a limit under 1 MB, and accepts it.
+ */
+export function memoryBoundWarning(bound: MemoryBoundOptions, startupBytes: number): string {
+  if (!bound.maxmemory || bound.maxmemory > startupBytes) return ''
+  return (
+    `warning: --maxmemory ${bound.maxmemory} is not above the ${startupBytes} bytes the empty engine already uses ` +
+    `(INFO memory's used_memory_startup: the process's heap at start); every write that may add data will be refused with OOM\n`
+  )
+}

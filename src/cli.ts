@@ -22,7 +22,7 @@ import { fromEnv, readTls } from './cli-tls.js'
 import { capConnections, closeGracefully, LIMIT_FLAGS, LIMITS_USAGE, listenerOptions, readLimits, serverOptions, type ServerLimits } from './cli-limits.js'
 import { readRespLimits, RESP_LIMIT_FLAGS, RESP_LIMITS_USAGE, type RespLimits } from './cli-resp-limits.js'
 import { GATEWAY_PERSISTENCE, PERSISTENCE_FLAGS, persistenceLine, persistenceUsage, readPersistence } from './cli-persistence.js'
-import { MEMORY_USAGE, memoryBoundBanner, readMemoryBound, type MemoryBoundOptions } from './cli-memory.js'
+import { MEMORY_USAGE, memoryBoundBanner, memoryBoundWarning, readMemoryBound, type MemoryBoundOptions } from './cli-memory.js'
 
 const USAGE = `restis: a Redis-compatible database behind HTTP
 
@@ -169,6 +169,10 @@ let onShutdown: (() => void) | undefined
  */
 async function serve(options: CliOptions, gatewayFor: (executor: Executor) => Gateway): Promise<Serving> {
   const executor = options.redis !== undefined ? new RedisExecutor({ url: options.redis }) : new MemoryExecutor({ ...options.memory, persistence: options.persistence, onShutdown: () => onShutdown?.() })
+  if (executor instanceof MemoryExecutor) {
+    const warning = memoryBoundWarning(options.memory, executor.engine.baselineMemory)
+    if (warning !== '') process.stderr.write(`restis: ${warning}`)
+  }
   const gateway = gatewayFor(executor)
   const handler = createNodeHandler(gateway, listenerOptions(options.limits))
   const settings = serverOptions(options.limits)

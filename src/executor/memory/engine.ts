@@ -77,7 +77,9 @@ export interface EngineOptions {
   /**
    * Memory limit in bytes (CONFIG SET maxmemory); 0, the default, sets none. Over it, commands
    * that may grow the dataset evict keys per {@link EngineOptions.maxmemoryPolicy} or are refused
-   * with Redis's OOM error.
+   * with Redis's OOM error. The used memory it bounds starts at the process's heap when the
+   * engine was made (INFO's used_memory_startup, about 12 MB in the CLI): a limit at or below
+   * that refuses every such command.
    */
   readonly maxmemory?: number
   /** Which keys to evict over {@link EngineOptions.maxmemory}. Default `noeviction`. */
