@@ -43,3 +43,16 @@ describe('restis CLI data directory lock', () => {
     await once(fourth.child, 'exit')
   })
 })
+
+describe('restis CLI data directory that cannot be made', () => {
+  // procfs answers ENOENT to mkdir under an existing directory; Node's recursive mkdir spun on it
+  // forever and the CLI hung at 100% CPU before its banner.
+  test.skipIf(!existsSync('/proc/self'))('--dir under /proc (no procfs on this platform: skipped) exits 1 at once with the reason', async () => {
+    const cli = startCli(['--dir', '/proc/restis-not-a-dir/data', '--token', 't'])
+    const [code] = await once(cli.child, 'exit')
+    expect(code).toBe(1)
+    expect(cli.errors()).toBe(
+      "restis: cannot use /proc/restis-not-a-dir/data as the data directory: ENOENT: no such file or directory, mkdir '/proc/restis-not-a-dir'\n",
+    )
+  })
+})

@@ -14,6 +14,7 @@ import path from 'node:path'
 import type { Engine } from '../engine.js'
 import { baseEncoder, baseSuffix, type AofBaseFormat } from './aof-base.js'
 import { formatManifest, parseManifest, syncDirectory, writeFileAtomicSync, type AofFileInfo, type AofManifest } from './aof-manifest.js'
+import { makeDirectory } from './make-directory.js'
 import { temporaryPathFor, writeFileAtomic } from './atomic-file.js'
 import { startSnapshot, type SnapshotHandle } from './snapshot.js'
 
@@ -64,7 +65,7 @@ export class OfflineAofRewrite {
   start(): boolean {
     let old: AofManifest | undefined
     try {
-      fs.mkdirSync(this.options.folder, { recursive: true })
+      makeDirectory(this.options.folder)
       old = fs.existsSync(this.manifestPath) ? parseManifest(fs.readFileSync(this.manifestPath, 'utf8'), this.manifestPath) : undefined
     } catch (error) {
       this.lastStatus = 'err'

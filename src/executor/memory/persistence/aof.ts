@@ -23,6 +23,7 @@ import { encodeCommand } from './aof-format.js'
 import { baseEncoder, baseSuffix, type AofBaseFormat } from './aof-base.js'
 import { formatManifest, parseManifest, syncDirectory, writeFileAtomicSync, type AofFileInfo, type AofManifest } from './aof-manifest.js'
 import { loadAofDirectory, type AofLoadReport } from './aof-load.js'
+import { makeDirectory } from './make-directory.js'
 import { writeFileAtomic, writeFileAtomicSync as writeChunksAtomicSync } from './atomic-file.js'
 import { batched, engineRdbPieces } from './rdb-io.js'
 import { startSnapshot, type SnapshotHandle } from './snapshot.js'
@@ -181,7 +182,7 @@ export class AppendOnlyFile implements PropagationTarget {
   }
 
   private start(fresh: boolean): void {
-    fs.mkdirSync(this.folder, { recursive: true })
+    makeDirectory(this.folder)
     const exists = fs.existsSync(this.manifestPath)
     if (exists && !fresh) {
       this.manifest = parseManifest(fs.readFileSync(this.manifestPath, 'utf8'), this.manifestPath)

@@ -3,12 +3,13 @@
  * persistence reports and the stop-writes-on-bgsave-error refusal. The snapshot itself is
  * `snapshot.ts`; files are replaced atomically (`atomic-file.ts`).
  */
-import { existsSync, mkdirSync } from 'node:fs'
+import { existsSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { ReplyError } from '../../../reply.js'
 import type { Engine } from '../engine.js'
 import { writeFileAtomic } from './atomic-file.js'
 import { DirLock } from './dir-lock.js'
+import { makeDirectory } from './make-directory.js'
 import { loadRdbFile, saveRdbFileSync } from './rdb-io.js'
 import { startSnapshot, type SnapshotHandle, type SnapshotOptions } from './snapshot.js'
 
@@ -93,7 +94,7 @@ export class RdbPersistence {
   ) {
     const dir = resolve(options.dir)
     try {
-      mkdirSync(dir, { recursive: true })
+      makeDirectory(dir)
     } catch (error) {
       throw new Error(`cannot use ${dir} as the data directory: ${(error as Error).message}`)
     }
