@@ -401,10 +401,14 @@ export class ClusterExecutor implements Executor {
     return (where.kind === 'slot' || where.kind === 'keyless') && where.readOnly
   }
 
-  /** After a failure: wait the backoff, then refresh the topology (a failover may be under way). */
+  /**
+   * After a failure: wait the backoff, then refresh the topology (a failover may be under way).
+   * The refresh starts after the failure: one already running may have read the topology before it.
+   */
   async #recover(attempt: number): Promise<void> {
     this.#counts.retries++
     await pause(backoffDelay(attempt))
+    await this.#refreshing?.catch(() => {})
     await this.#refresh().catch(() => {})
   }
 

@@ -16,6 +16,12 @@ import { redirectOf } from './redirect.js'
 import { keySlot } from './slot.js'
 import type { NodeAddress } from './slot-map.js'
 
+/**
+ * Refreshes of the slot map a subscription waits for while the map still names the node that
+ * just gave the slot up, before it subscribes there anyway (backoffs of 10 to 160 ms: about 0.3 s).
+ */
+const STALE_REFRESHES = 5
+
 /** What a shard subscription needs of the cluster executor. */
 export interface ShardHost {
   /** The master serving `slot` as the slot map says, or undefined when none is known. */
@@ -81,19 +87,36 @@ async function followSlot(host: ShardHost, slot: number, names: readonly Arg[], 
   let lostSince: number | undefined
   let attempt = 0
   let redirections = 0
+  // The node that said the slot left it, and how many refreshes since still name it.
+  let leftNode: NodeAddress | undefined
+  let staleRefreshes = 0
   while (!signal.aborted) {
     const node = host.masterOf(slot)
+    if (node !== undefined && node === leftNode && staleRefreshes < STALE_REFRESHES) {
+      // A slot map read before the move: after a failover the old master is a replica of the
+      // slot's new master, and Redis lets a replica take SSUBSCRIBE for its master's slots, so
+      // subscribing there would be accepted and stay off the master. Refresh until the map moves
+      // on (or, after a few tries, trust it: the slot may really be back).
+      staleRefreshes++
+      await host.recover(attempt++)
+      continue
+    }
     let redirected = false
     if (node !== undefined) {
       const inner = new AbortController()
       const stop = (): void => inner.abort()
       signal.addEventListener('abort', stop, { once: true })
       const relay = (event: PubSubEvent): void => {
-        if (event.type === 'sunsubscribe') return inner.abort() // the slot left the node: follow it
+        if (event.type === 'sunsubscribe') {
+          leftNode = node
+          staleRefreshes = 0
+          return inner.abort() // the slot left the node: follow it
+        }
         if (event.type === 'ssubscribe') {
           lostSince = undefined
           attempt = 0
           redirections = 0
+          leftNode = undefined
         }
         onEvent(event)
       }

@@ -144,30 +144,36 @@ describe.skipIf(redisServerSkipReason !== undefined)(liveSuiteName('sharded pub/
     const direct: string[] = []
     const abort = new AbortController()
     const directDone = executor.subscribe({ kind: 'shard', names: [channel, sibling] }, (event) => direct.push(event.type), abort.signal)
-    await waitFor('the direct confirmations', async () => direct.length === 2, 5_000, 10)
+    try {
+      await waitFor('the direct confirmations', async () => direct.length === 2, 5_000, 10)
 
-    await cluster.clusterCheck()
-    await cluster.clusterCli('reshard', `127.0.0.1:${from.port}`, '--cluster-from', from.id, '--cluster-to', to.id, '--cluster-slots', '1', '--cluster-yes')
-    expect((await ownerOf(cluster, slot)).port).toBe(to.port)
-    await waitFor('the subscription to move to the new owner', async () => await subscribersAt(cluster, to.port, channel) === 1, 10_000, 20)
-    expect(await subscribersAt(cluster, from.port, channel)).toBe(0)
-    await waitFor('the sibling to move too', async () => await subscribersAt(cluster, to.port, sibling) === 1, 10_000, 20)
-    expect(show(await publisher.call('SPUBLISH', channel, 'after reshard'))).toBe(2)
-    expect(show(await subscriber.one())).toEqual(['smessage', channel, 'after reshard'])
-    expect(show(await publisher.call('SPUBLISH', sibling, 'sibling'))).toBe(2)
-    expect(show(await subscriber.one())).toEqual(['smessage', sibling, 'sibling'])
+      await cluster.clusterCheck()
+      await cluster.clusterCli('reshard', `127.0.0.1:${from.port}`, '--cluster-from', from.id, '--cluster-to', to.id, '--cluster-slots', '1', '--cluster-yes')
+      expect((await ownerOf(cluster, slot)).port).toBe(to.port)
+      await waitFor('the subscription to move to the new owner', async () => await subscribersAt(cluster, to.port, channel) === 1, 10_000, 20)
+      expect(await subscribersAt(cluster, from.port, channel)).toBe(0)
+      await waitFor('the sibling to move too', async () => await subscribersAt(cluster, to.port, sibling) === 1, 10_000, 20)
+      expect(show(await publisher.call('SPUBLISH', channel, 'after reshard'))).toBe(2)
+      expect(show(await subscriber.one())).toEqual(['smessage', channel, 'after reshard'])
+      expect(show(await publisher.call('SPUBLISH', sibling, 'sibling'))).toBe(2)
+      expect(show(await subscriber.one())).toEqual(['smessage', sibling, 'sibling'])
 
-    // The new owner's replica takes over.
-    const replicas = await cluster.cli(cluster.indexOf(to.port), 'CLUSTER', 'REPLICAS', to.id)
-    const replicaPort = Number(/:(\d+)@/.exec(replicas)?.[1])
-    expect((await cluster.cli(cluster.indexOf(replicaPort), 'CLUSTER', 'FAILOVER')).trim()).toBe('OK')
-    await waitFor('the subscriptions to move to the promoted replica', async () => await subscribersAt(cluster, replicaPort, channel) === 1 && await subscribersAt(cluster, replicaPort, sibling) === 1, 15_000, 20)
-    expect(show(await publisher.call('SPUBLISH', channel, 'after failover'))).toBe(2)
-    expect(show(await subscriber.one())).toEqual(['smessage', channel, 'after failover'])
-    // The client saw its confirmations and the messages, nothing of the moves; so did the direct caller.
-    expect(show(await subscriber.call('PING'))).toEqual(['pong', ''])
-    expect(direct).toEqual(['ssubscribe', 'ssubscribe', 'smessage', 'smessage', 'smessage'])
-    abort.abort()
+      // The new owner's replica takes over.
+      const replicas = await cluster.cli(cluster.indexOf(to.port), 'CLUSTER', 'REPLICAS', to.id)
+      const replicaPort = Number(/:(\d+)@/.exec(replicas)?.[1])
+      expect((await cluster.cli(cluster.indexOf(replicaPort), 'CLUSTER', 'FAILOVER')).trim()).toBe('OK')
+      await waitFor('the subscriptions to move to the promoted replica', async () => await subscribersAt(cluster, replicaPort, channel) === 1 && await subscribersAt(cluster, replicaPort, sibling) === 1, 15_000, 20)
+      expect(show(await publisher.call('SPUBLISH', channel, 'after failover'))).toBe(2)
+      expect(show(await subscriber.one())).toEqual(['smessage', channel, 'after failover'])
+      // The client saw its confirmations and the messages, nothing of the moves; so did the direct caller.
+      expect(show(await subscriber.call('PING'))).toEqual(['pong', ''])
+      expect(direct).toEqual(['ssubscribe', 'ssubscribe', 'smessage', 'smessage', 'smessage'])
+    } finally {
+      // Ended here whatever happened above, so a failure is reported as itself and not as the
+      // subscription rejecting, unhandled, when afterAll closes the executor.
+      abort.abort()
+      directDone.catch(() => {})
+    }
     await directDone
     await cluster.waitHealthy(30_000, 3)
   }, 60_000)
