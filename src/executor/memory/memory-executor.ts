@@ -16,6 +16,7 @@ import { toPubSubEvent, type PubSubReply } from './pubsub.js'
 import { latin1Text } from '../../resp/protocol.js'
 import { requestBudget } from './reply-budget.js'
 import { AofControl } from './persistence/aof-control.js'
+import { checkPersistenceOptions } from './persistence/persistence-options.js'
 import { removeAofHistoryFiles, removeStaleTempFiles } from './persistence/stale-temp-files.js'
 
 /** Options of {@link MemoryExecutor}: the engine's, `persistence` included. @public */
@@ -45,6 +46,7 @@ export class MemoryExecutor implements Executor {
   constructor(options: MemoryExecutorOptions = {}) {
     // Leftovers of a save or rewrite a crash interrupted go before anything reads the directory.
     if (options.persistence !== undefined) {
+      checkPersistenceOptions(options.persistence)
       removeStaleTempFiles(options.persistence)
       removeAofHistoryFiles(options.persistence)
     }

@@ -15,7 +15,8 @@ import { startSnapshot, type SnapshotHandle, type SnapshotOptions } from './snap
 
 /**
  * Where and how the in-memory engine keeps its data: the data directory, RDB snapshots and save
- * points, and the append-only file. Without it nothing touches the disk.
+ * points, and the append-only file. Without it nothing touches the disk. Checked when the
+ * executor is made: an unknown key or a value of the wrong kind throws a TypeError naming it.
  * @public
  */
 export interface PersistenceOptions {
